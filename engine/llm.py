@@ -1,0 +1,439 @@
+"""The one place that calls a model: one typed method per role, never raising.
+
+Each role renders its prompt (engine/prompts), goes to its tier's provider, and parses
+the reply against the role's schema. Every failure (provider error, timeout, unusable
+reply) degrades to the role's safe default, is logged, and is accounted for in an
+LlmCallRecord handed to the optional recorder. With provider `none` the injected
+offline rules answer instead, and the record says so (outcome `offline`).
+
+No Django here: settings are passed in as plain mappings (see resolve_llm_config).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Protocol, TypeVar
+
+from engine import prompts
+from engine.llm_config import LlmConfig, TierConfig, resolve_llm_config
+from engine.llm_parse import (
+    conflict_validator,
+    crud_validator,
+    evolve_validator,
+    link_validator,
+    parse_reply,
+    validate_judgement,
+    validate_merge,
+    validate_note_fields,
+)
+from engine.llm_providers import ClientPool, complete
+from engine.llm_types import (
+    Candidate,
+    ConflictFinding,
+    CrudOp,
+    EvolveResult,
+    Judgement,
+    LlmCallRecord,
+    MergeDecision,
+    Neighbour,
+    NoteFields,
+)
+
+__all__ = [
+    "LLM",
+    "BUDGETS",
+    "Candidate",
+    "ConflictFinding",
+    "CrudOp",
+    "EvolveResult",
+    "Judgement",
+    "LlmCallRecord",
+    "LlmConfig",
+    "MergeDecision",
+    "Neighbour",
+    "NoteFields",
+    "OfflineRules",
+    "build_llm",
+    "resolve_llm_config",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Output-token budgets per role. Link is one batched call for all candidates, so it
+# needs room for several ids (the seed's per-candidate yes/no used 10).
+BUDGETS: dict[str, int] = {
+    "construct": 400,
+    "link": 200,
+    "crud": 400,
+    "should_merge": 300,
+    "evolution_judge": 300,
+    "evolve": 500,
+    "conflict_scan": 600,
+}
+MAX_TEXT_CHARS = 4000
+MAX_TURN_CHARS = 500  # per dialogue turn, as the seed did
+MAX_CANDIDATE_CHARS = 500
+MAX_EVOLVE_NEIGHBOURS = 3
+
+Recorder = Callable[[LlmCallRecord], None]
+
+# One shared pool: every LLM built in this process reuses the same SDK clients.
+CLIENTS = ClientPool()
+
+_offline_logged: set[str] = set()
+_offline_lock = threading.Lock()
+
+
+class OfflineRules(Protocol):
+    """Rule-based stand-ins for every role (engine/offline.py implements this)."""
+
+    conflict_scan_available: bool
+
+    def construct(self, text: str) -> NoteFields: ...
+
+    def judge_links(self, text: str, candidates: list[Candidate]) -> list[str]: ...
+
+    def evolve(self, new_note: str, neighbours: list[Neighbour]) -> EvolveResult: ...
+
+    def crud(self, dialogue: list[tuple[str, str]], existing: list[str]) -> list[CrudOp]: ...
+
+    def should_merge(self, a: str, b: str) -> MergeDecision: ...
+
+    def evolution_judge(self, old: str, new: str) -> Judgement: ...
+
+    def conflict_scan(self, texts: list[str]) -> list[ConflictFinding]: ...
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One role invocation: what to render, how to validate, what to fall back to."""
+
+    role: str
+    variables: Mapping[str, object]
+    validate: Callable[[Any], Any]
+    default: Any
+    offline: Callable[[OfflineRules], Any]
+
+
+class LLM:
+    """Typed façade over the configured providers; no method ever raises on model trouble."""
+
+    def __init__(
+        self,
+        config: LlmConfig,
+        *,
+        recorder: Recorder | None = None,
+        offline: OfflineRules | None = None,
+        clients: ClientPool | None = None,
+    ) -> None:
+        self.config = config
+        self.recorder = recorder
+        self.offline = offline
+        self.clients = clients if clients is not None else CLIENTS
+
+    # ------------------------------------------------------------------ status
+
+    def is_offline(self, role: str) -> bool:
+        return self.config.tier_for(role).provider == "none"
+
+    @property
+    def conflict_scan_available(self) -> bool:
+        """False when the sweep would only get the offline stand-in (which finds nothing)."""
+        if not self.is_offline("conflict_scan"):
+            return True
+        return bool(self.offline is not None and self.offline.conflict_scan_available)
+
+    # ------------------------------------------------------------------ roles
+
+    def construct(self, text: str, *, agent_id: str | None = None) -> NoteFields:
+        """Keywords, tags, context, category, note type, topics and confidence for a text."""
+        return self._run(
+            _Call(
+                role="construct",
+                variables={"text": _clip(text, MAX_TEXT_CHARS)},
+                validate=validate_note_fields,
+                default=NoteFields(),
+                offline=lambda rules: rules.construct(text),
+            ),
+            agent_id,
+        )
+
+    def judge_links(
+        self, text: str, candidates: Sequence[Candidate], *, agent_id: str | None = None
+    ) -> list[str]:
+        """Ids of the offered candidates worth linking, judged in one batched call."""
+        offered = list(candidates)
+        if not offered:
+            return []
+        lines = "\n".join(f"[{c.id}] {_one_line(c.content, MAX_CANDIDATE_CHARS)}" for c in offered)
+        return self._run(
+            _Call(
+                role="link",
+                variables={"text": _clip(text, MAX_TEXT_CHARS), "candidates": lines},
+                validate=link_validator(offered),
+                default=[],
+                offline=lambda rules: [
+                    i for i in rules.judge_links(text, offered) if i in {c.id for c in offered}
+                ],
+            ),
+            agent_id,
+        )
+
+    def evolve(
+        self, new_note: str, neighbours: Sequence[Neighbour], *, agent_id: str | None = None
+    ) -> EvolveResult:
+        """Context/tag updates for up to three linked neighbours, plus real-id connections."""
+        chosen = list(neighbours)[:MAX_EVOLVE_NEIGHBOURS]
+        if not chosen:
+            return EvolveResult()
+        blocks = "\n".join(
+            f"[{n.id}] {_one_line(n.content, MAX_CANDIDATE_CHARS)}\n"
+            f"    context: {n.context or '-'}\n"
+            f"    tags: {', '.join(n.tags) or '-'}"
+            for n in chosen
+        )
+        return self._run(
+            _Call(
+                role="evolve",
+                variables={"note": _clip(new_note, MAX_TEXT_CHARS), "neighbours": blocks},
+                validate=evolve_validator(chosen),
+                default=EvolveResult(),
+                offline=lambda rules: rules.evolve(new_note, chosen),
+            ),
+            agent_id,
+        )
+
+    def crud(
+        self,
+        dialogue: Sequence[tuple[str, str]],
+        existing: Sequence[str],
+        *,
+        agent_id: str | None = None,
+    ) -> list[CrudOp]:
+        """At most three NEW/UPDATE/DELETE ops; UPDATE/DELETE always carry an in-range index."""
+        turns = [(role, text) for role, text in dialogue if text and text.strip()]
+        if not turns:
+            return []
+        known = list(existing)
+        convo = "\n".join(
+            f"{_speaker(role)}: {_one_line(text, MAX_TURN_CHARS)}" for role, text in turns
+        )
+        memories = (
+            "\n".join(f"[{i}] {_one_line(t, MAX_CANDIDATE_CHARS)}" for i, t in enumerate(known))
+            or "(none)"
+        )
+        return self._run(
+            _Call(
+                role="crud",
+                variables={"dialogue": convo, "memories": memories},
+                validate=crud_validator(len(known)),
+                default=[],
+                offline=lambda rules: rules.crud(turns, known)[:3],
+            ),
+            agent_id,
+        )
+
+    def should_merge(self, a: str, b: str, *, agent_id: str | None = None) -> MergeDecision:
+        """Whether two notes state one fact, and the merged text if so."""
+        return self._run(
+            _Call(
+                role="should_merge",
+                variables={"a": _clip(a, MAX_TEXT_CHARS), "b": _clip(b, MAX_TEXT_CHARS)},
+                validate=validate_merge,
+                default=MergeDecision(),
+                offline=lambda rules: rules.should_merge(a, b),
+            ),
+            agent_id,
+        )
+
+    def evolution_judge(self, old: str, new: str, *, agent_id: str | None = None) -> Judgement:
+        """EVOLVE / EXPAND (with merged content) / CONFLICT / NEW for a similar new note."""
+        return self._run(
+            _Call(
+                role="evolution_judge",
+                variables={"old": _clip(old, MAX_TEXT_CHARS), "new": _clip(new, MAX_TEXT_CHARS)},
+                validate=validate_judgement,
+                default=Judgement(),
+                offline=lambda rules: rules.evolution_judge(old, new),
+            ),
+            agent_id,
+        )
+
+    def conflict_scan(
+        self, texts: Sequence[str], *, agent_id: str | None = None
+    ) -> list[ConflictFinding]:
+        """Validated contradiction pairs within one batch (indices into `texts`)."""
+        batch = list(texts)
+        if len(batch) < 2:
+            return []
+        numbered = "\n".join(f"[{i}] {_one_line(t, MAX_CANDIDATE_CHARS)}" for i, t in enumerate(batch))
+        validate = conflict_validator(len(batch))
+        return self._run(
+            _Call(
+                role="conflict_scan",
+                variables={"notes": numbered},
+                validate=validate,
+                default=[],
+                # Re-validate: offline rules are ours, but the sweep trusts these indices.
+                offline=lambda rules: validate(
+                    [vars(f) for f in rules.conflict_scan(batch)]
+                )
+                or [],
+            ),
+            agent_id,
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    def call_role(self, role: str, variables: Mapping[str, object]) -> str | None:
+        """Raw reply text for a role's prompt (no parsing, no record); None on failure."""
+        tier = self.config.tier_for(role)
+        if tier.provider == "none":
+            return None
+        prompt = prompts.render(role, self.config.prompt_locale, variables)
+        try:
+            return complete(self.clients.get(tier), tier, prompt, BUDGETS[role]).text
+        except Exception:
+            log.warning("llm %s call failed", role, exc_info=True)
+            return None
+
+    def _run(self, call: _Call, agent_id: str | None) -> Any:
+        tier = self.config.tier_for(call.role)
+        if tier.provider == "none":
+            return self._run_offline(call, tier, agent_id)
+        # A render failure is our bug (wrong variables), so it is allowed to raise.
+        prompt = prompts.render(call.role, self.config.prompt_locale, call.variables)
+        started = time.monotonic()
+        try:
+            reply = complete(self.clients.get(tier), tier, prompt, BUDGETS[call.role])
+        except Exception as exc:  # SDK errors, timeouts, connection refused, bad payloads
+            self._record(
+                call.role,
+                tier,
+                agent_id,
+                started,
+                outcome="provider_error",
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
+            return call.default
+        value = parse_reply(reply.text, call.validate)
+        if value is None:
+            self._record(
+                call.role,
+                tier,
+                agent_id,
+                started,
+                tokens=(reply.tokens_in, reply.tokens_out),
+                outcome="parse_error",
+                error=f"unusable reply: {reply.text[:300]!r}",
+            )
+            return call.default
+        self._record(
+            call.role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out)
+        )
+        return value
+
+    def _run_offline(self, call: _Call, tier: TierConfig, agent_id: str | None) -> Any:
+        started = time.monotonic()
+        with _offline_lock:
+            first = call.role not in _offline_logged
+            _offline_logged.add(call.role)
+        if first:
+            log.info("LLM role %s is answered by offline rules (provider none)", call.role)
+        if self.offline is None:
+            self._record(
+                call.role, tier, agent_id, started, outcome="offline", error="no offline rules"
+            )
+            return call.default
+        try:
+            value = call.offline(self.offline)
+        except Exception as exc:
+            log.exception("offline rules failed for %s", call.role)
+            self._record(
+                call.role,
+                tier,
+                agent_id,
+                started,
+                outcome="offline",
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
+            return call.default
+        self._record(call.role, tier, agent_id, started, outcome="offline")
+        return value
+
+    def _record(
+        self,
+        role: str,
+        tier: TierConfig,
+        agent_id: str | None,
+        started: float,
+        *,
+        outcome: str = "ok",
+        error: str = "",
+        tokens: tuple[int, int] = (0, 0),
+    ) -> None:
+        record = LlmCallRecord(
+            role=role,
+            tier=tier.name,
+            provider=tier.provider,
+            model=tier.model,
+            tokens_in=tokens[0],
+            tokens_out=tokens[1],
+            latency_ms=int((time.monotonic() - started) * 1000),
+            outcome=outcome,  # type: ignore[arg-type]
+            error=error,
+            agent_id=agent_id,
+            created_at=datetime.now(timezone.utc),
+        )
+        level = logging.WARNING if outcome in ("parse_error", "provider_error") else logging.INFO
+        log.log(
+            level,
+            "llm role=%s tier=%s provider=%s model=%s outcome=%s tokens=%d/%d latency=%dms%s",
+            role,
+            record.tier,
+            record.provider,
+            record.model,
+            outcome,
+            record.tokens_in,
+            record.tokens_out,
+            record.latency_ms,
+            f" error={error}" if error else "",
+        )
+        if self.recorder is not None:
+            try:
+                self.recorder(record)
+            except Exception:
+                # Accounting must never break the write path it is measuring.
+                log.exception("LLM call recorder failed")
+
+
+def build_llm(
+    env: Mapping[str, str],
+    configured: Mapping[str, Any],
+    *,
+    recorder: Recorder | None = None,
+    offline: OfflineRules | None = None,
+) -> LLM:
+    """Convenience for settings-driven callers: resolve the config and build the façade."""
+    return LLM(resolve_llm_config(env, configured), recorder=recorder, offline=offline)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _one_line(text: str, limit: int) -> str:
+    """Collapse newlines so one numbered entry can never impersonate the next."""
+    return _clip(" ".join((text or "").split()), limit)
+
+
+def _speaker(role: str) -> str:
+    return "Assistant" if role.strip().lower() in ("assistant", "ai", "bot", "model") else "User"

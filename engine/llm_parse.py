@@ -1,0 +1,363 @@
+"""Defensive reply parsing: find the JSON a model meant, validate it per role.
+
+Models wrap answers in reasoning blocks, code fences, chat special tokens, polite
+preambles and trailing notes. We strip what we recognise, then try every balanced
+{…}/[…] span in order and keep the first one the role's validator accepts. A validator
+returns None for "not this shape" so drafts like "[0] and [2]" inside prose are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from engine.llm_types import (
+    CATEGORIES,
+    CONFIDENCES,
+    CRUD_ACTIONS,
+    NOTE_TYPES,
+    VERDICTS,
+    Candidate,
+    ConflictFinding,
+    CrudOp,
+    EvolveResult,
+    Judgement,
+    MergeDecision,
+    Neighbour,
+    NeighbourUpdate,
+    NoteFields,
+)
+
+T = TypeVar("T")
+
+_REASONING_RE = re.compile(
+    r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
+)
+_OPEN_REASONING_RE = re.compile(r"<(think|thinking|reasoning|reflection)\b[^>]*>", re.IGNORECASE)
+_CLOSE_REASONING_RE = re.compile(r"</(think|thinking|reasoning|reflection)\s*>", re.IGNORECASE)
+_SPECIAL_TOKEN_RE = re.compile(
+    r"<\|[^<>|]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>(?:model|user)?"
+)
+_FENCE_RE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+
+
+def clean_reply(text: str) -> str:
+    """Remove reasoning blocks, chat special tokens and code fences."""
+    text = _REASONING_RE.sub(" ", text)
+    # Some servers drop the opening tag and only send "…</think>"; everything before
+    # a dangling close is reasoning.
+    close = list(_CLOSE_REASONING_RE.finditer(text))
+    if close:
+        text = text[close[-1].end() :]
+    # An unterminated <think> (budget ran out mid-thought) leaves nothing usable after it.
+    opened = _OPEN_REASONING_RE.search(text)
+    if opened:
+        text = text[: opened.start()]
+    text = _SPECIAL_TOKEN_RE.sub(" ", text)
+    fenced = _FENCE_RE.findall(text)
+    if fenced:
+        # Keep the fence bodies first: they are what the model labelled as the answer.
+        text = "\n".join(fenced) + "\n" + _FENCE_RE.sub(" ", text)
+    return text.strip()
+
+
+def candidate_values(text: str) -> Iterator[Any]:
+    """Yield JSON values the reply might mean, most likely first."""
+    cleaned = clean_reply(text)
+    whole = _loads(cleaned)
+    if whole is not _MISSING:
+        if isinstance(whole, str):
+            # A JSON document sent as a quoted string: unwrap once and start over.
+            inner = _loads(whole.strip())
+            if inner is not _MISSING:
+                yield inner
+        else:
+            yield whole
+    for span in _balanced_spans(cleaned):
+        value = _loads(span)
+        if value is not _MISSING:
+            yield value
+
+
+def parse_reply(text: str, validate: Callable[[Any], T | None]) -> T | None:
+    """The first candidate the validator accepts, or None when nothing fits."""
+    for value in candidate_values(text):
+        result = validate(value)
+        if result is not None:
+            return result
+    return None
+
+
+_MISSING = object()
+_MAX_SCAN_CHARS = 40_000
+_MAX_SPAN_STARTS = 200
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return _MISSING
+
+
+def _balanced_spans(text: str) -> Iterator[str]:
+    """Every balanced {…} or […] span, in order of its opening bracket; strings respected."""
+    pairs = {"{": "}", "[": "]"}
+    tried = 0
+    for start, char in enumerate(text[:_MAX_SCAN_CHARS]):
+        if char not in pairs:
+            continue
+        tried += 1
+        if tried > _MAX_SPAN_STARTS:
+            return  # a reply this noisy is not worth quadratic scanning
+        depth = 0
+        in_string = False
+        escaped = False
+        stack: list[str] = []
+        for pos in range(start, len(text)):
+            c = text[pos]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif c == "\\":
+                    escaped = True
+                elif c == '"':
+                    in_string = False
+                continue
+            if c == '"':
+                in_string = True
+            elif c in pairs:
+                stack.append(pairs[c])
+                depth += 1
+            elif c in "]}":
+                if not stack or stack[-1] != c:
+                    break
+                stack.pop()
+                depth -= 1
+                if depth == 0:
+                    yield text[start : pos + 1]
+                    break
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def _str(value: Any, limit: int = 2000) -> str:
+    return value.strip()[:limit] if isinstance(value, str) else ""
+
+
+def _str_list(value: Any, limit: int) -> list[str]:
+    if isinstance(value, str):
+        value = re.split(r"[,，、;；]", value)
+    if not isinstance(value, list):
+        return []
+    seen: list[str] = []
+    for item in value:
+        if isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            text = str(item).strip().strip("#").strip()
+            if text and text.lower() not in (s.lower() for s in seen):
+                seen.append(text[:80])
+    return seen[:limit]
+
+
+def _get(obj: dict[str, Any], *names: str) -> Any:
+    """Look a field up by any of its spellings (snake_case, camelCase, any case)."""
+    lowered = {str(k).lower().replace("_", ""): v for k, v in obj.items()}
+    for name in names:
+        key = name.lower().replace("_", "")
+        if key in lowered:
+            return lowered[key]
+    return None
+
+
+def _list_in(value: Any, *field_names: str) -> list[Any] | None:
+    """A bare list, or the list under one of the given fields of an object."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict):
+        found = _get(value, *field_names)
+        if isinstance(found, list):
+            return found
+    return None
+
+
+def _int(value: Any) -> int | None:
+    # bool is an int subclass; "1" and 1.0 are not indices the model was asked for.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return None
+
+
+# ---------------------------------------------------------------- per-role validators
+
+
+def validate_note_fields(value: Any) -> NoteFields | None:
+    if not isinstance(value, dict):
+        return None
+    keywords = _str_list(_get(value, "keywords"), 7)
+    tags = _str_list(_get(value, "tags"), 4)
+    context = _str(_get(value, "context"), 400)
+    if not (keywords or tags or context):
+        return None
+    raw_category = _str(_get(value, "category")).lower()
+    category = next((c for c in CATEGORIES if c.lower() == raw_category), "General")
+    raw_type = _str(_get(value, "note_type", "type")).lower()
+    note_type = raw_type if raw_type in NOTE_TYPES else "memory"
+    topics = _str_list(_get(value, "topics"), 5) if note_type == "knowledge" else []
+    raw_conf = _str(_get(value, "confidence")).lower()
+    confidence = raw_conf if raw_conf in CONFIDENCES else "medium"
+    return NoteFields(
+        keywords=keywords,
+        tags=tags,
+        context=context,
+        category=category,
+        note_type=note_type,
+        topics=topics,
+        confidence=confidence,
+    )
+
+
+def link_validator(candidates: list[Candidate]) -> Callable[[Any], list[str] | None]:
+    offered = [c.id for c in candidates]
+
+    def validate(value: Any) -> list[str] | None:
+        items = _list_in(value, "links", "link_ids", "ids")
+        if items is None:
+            return None
+        chosen: list[str] = []
+        for item in items:
+            if isinstance(item, dict):
+                item = _get(item, "id")
+            if isinstance(item, bool) or not isinstance(item, (str, int)):
+                continue
+            ident = str(item).strip()
+            # Only ids we offered: a model must never invent a link target.
+            if ident in offered and ident not in chosen:
+                chosen.append(ident)
+        return chosen
+
+    return validate
+
+
+def evolve_validator(neighbours: list[Neighbour]) -> Callable[[Any], EvolveResult | None]:
+    known = [n.id for n in neighbours]
+
+    def validate(value: Any) -> EvolveResult | None:
+        if not isinstance(value, dict):
+            return None
+        raw_updates = _get(value, "updates", "neighbours", "neighbors")
+        raw_connections = _get(value, "suggested_connections", "connections")
+        if raw_updates is None and raw_connections is None:
+            return None
+        updates: list[NeighbourUpdate] = []
+        for item in raw_updates if isinstance(raw_updates, list) else []:
+            if not isinstance(item, dict):
+                continue
+            ident = str(_get(item, "id") or "").strip()
+            if ident not in known or any(u.id == ident for u in updates):
+                continue
+            context = _str(_get(item, "context"), 400) or None
+            tags_raw = _get(item, "tags")
+            tags = _str_list(tags_raw, 6) if tags_raw is not None else None
+            if context is None and not tags:
+                continue
+            updates.append(NeighbourUpdate(id=ident, context=context, tags=tags or None))
+        connections = [c for c in _str_list(raw_connections, len(known)) if c in known]
+        return EvolveResult(updates=updates, connections=connections)
+
+    return validate
+
+
+def crud_validator(existing_count: int) -> Callable[[Any], list[CrudOp] | None]:
+    def validate(value: Any) -> list[CrudOp] | None:
+        items = _list_in(value, "ops", "operations", "memories")
+        if items is None:
+            return None
+        if items and not any(isinstance(item, dict) for item in items):
+            return None
+        ops: list[CrudOp] = []
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            action = _str(_get(item, "action", "op", "event")).upper()
+            if action not in CRUD_ACTIONS:
+                continue  # NONE and anything unknown
+            fact = _str(_get(item, "fact", "text", "content"), 1000)
+            idx = _int(_get(item, "existing_idx", "existingIdx", "idx", "index"))
+            if idx is not None and not 0 <= idx < existing_count:
+                idx = None
+            if action == "NEW" and not fact:
+                continue
+            if action in ("UPDATE", "DELETE") and idx is None:
+                continue  # nothing to act on
+            if action == "UPDATE" and not fact:
+                continue
+            ops.append(CrudOp(action=action, fact=fact, existing_idx=idx))
+            if len(ops) == 3:
+                break
+        return ops
+
+    return validate
+
+
+def validate_merge(value: Any) -> MergeDecision | None:
+    if not isinstance(value, dict):
+        return None
+    flag = _get(value, "should_merge", "shouldMerge", "merge")
+    if not isinstance(flag, bool):
+        return None
+    merged = _str(_get(value, "merged", "merged_content"), 4000)
+    if flag and not merged:
+        return MergeDecision()  # a merge without the merged text is unusable
+    return MergeDecision(should_merge=flag, merged=merged if flag else "")
+
+
+def validate_judgement(value: Any) -> Judgement | None:
+    if not isinstance(value, dict):
+        return None
+    verdict = _str(_get(value, "verdict", "decision", "action", "type")).upper()
+    if verdict not in VERDICTS:
+        return None
+    merged = _str(_get(value, "mergedContent", "merged_content", "merged"), 4000)
+    reason = _str(_get(value, "reason"), 500)
+    if verdict in ("EVOLVE", "EXPAND"):
+        if not merged:
+            return Judgement(verdict="NEW", reason="verdict without merged content")
+        return Judgement(verdict=verdict, merged_content=merged, reason=reason)
+    return Judgement(verdict=verdict, reason=reason)
+
+
+def conflict_validator(size: int) -> Callable[[Any], list[ConflictFinding] | None]:
+    def validate(value: Any) -> list[ConflictFinding] | None:
+        items = _list_in(value, "pairs", "conflicts")
+        if items is None:
+            return None
+        if items and not any(isinstance(item, dict) for item in items):
+            return None
+        found: list[ConflictFinding] = []
+        seen: set[tuple[int, int]] = set()
+        for item in items:
+            if not isinstance(item, dict):
+                continue
+            a, b = _int(_get(item, "a")), _int(_get(item, "b"))
+            if a is None or b is None or a == b:
+                continue
+            if not (0 <= a < size and 0 <= b < size):
+                continue
+            low, high = min(a, b), max(a, b)
+            if (low, high) in seen:
+                continue
+            seen.add((low, high))
+            superseded = _int(_get(item, "superseded"))
+            if superseded not in (a, b):
+                superseded = None
+            found.append(
+                ConflictFinding(
+                    a=low, b=high, superseded=superseded, reason=_str(_get(item, "reason"), 500)
+                )
+            )
+        return found
+
+    return validate

@@ -1,0 +1,140 @@
+"""The two wire formats (Anthropic Messages, OpenAI Chat Completions) via official SDKs."""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from engine.llm_config import TierConfig
+
+_REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+def token_budget(model: str, budget: int) -> int:
+    """Thinking-heavy models spend most of a small budget before answering."""
+    name = model.lower()
+    if "gemini" in name or "pro-agent" in name:
+        return max(8 * budget, 4000)
+    return budget
+
+
+def is_reasoning_model(model: str) -> bool:
+    return bool(_REASONING_MODEL_RE.match(model.strip()))
+
+
+def openai_token_params(model: str, budget: int) -> dict[str, int]:
+    """OpenAI reasoning models reject max_tokens and want max_completion_tokens."""
+    limit = token_budget(model, budget)
+    if is_reasoning_model(model):
+        return {"max_completion_tokens": limit}
+    return {"max_tokens": limit}
+
+
+ClientKey = tuple[str, str, str, float, int]
+
+
+class ClientPool:
+    """One SDK client per (provider, base_url, key, timeout, retries), reused across calls.
+
+    A changed configuration yields a different key and therefore a fresh client; stale
+    entries are harmless (a handful at most) and `clear()` drops them on reconfigure.
+    """
+
+    def __init__(self) -> None:
+        self._clients: dict[ClientKey, Any] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._clients.clear()
+
+    def get(self, tier: TierConfig) -> Any:
+        key: ClientKey = (
+            tier.provider,
+            tier.base_url,
+            tier.api_key,
+            tier.timeout,
+            tier.max_retries,
+        )
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                client = _build_client(tier)
+                self._clients[key] = client
+            return client
+
+
+def _build_client(tier: TierConfig) -> Any:
+    # Imported lazily: offline deployments and most tests never pay for the SDK import.
+    if tier.provider == "openai":
+        import openai
+
+        return openai.OpenAI(
+            api_key=tier.api_key,
+            base_url=tier.base_url,
+            timeout=tier.timeout,
+            max_retries=tier.max_retries,
+        )
+    import anthropic
+
+    return anthropic.Anthropic(
+        api_key=tier.api_key,
+        base_url=tier.base_url,
+        timeout=tier.timeout,
+        max_retries=tier.max_retries,
+    )
+
+
+def complete(client: Any, tier: TierConfig, prompt: str, budget: int) -> Completion:
+    """Send one single-user-message request; SDK exceptions propagate to the caller."""
+    if tier.provider == "openai":
+        return _openai(client, tier.model, prompt, budget)
+    return _anthropic(client, tier.model, prompt, budget)
+
+
+def _anthropic(client: Any, model: str, prompt: str, budget: int) -> Completion:
+    message = client.messages.create(
+        model=model,
+        max_tokens=token_budget(model, budget),
+        messages=[{"role": "user", "content": prompt}],
+    )
+    text = ""
+    for block in message.content or []:
+        if getattr(block, "type", "") == "text":
+            text = block.text or ""
+            break
+    usage = getattr(message, "usage", None)
+    return Completion(
+        text=text.strip(),
+        tokens_in=int(getattr(usage, "input_tokens", 0) or 0),
+        tokens_out=int(getattr(usage, "output_tokens", 0) or 0),
+    )
+
+
+def _openai(client: Any, model: str, prompt: str, budget: int) -> Completion:
+    response = client.chat.completions.create(
+        model=model,
+        messages=[{"role": "user", "content": prompt}],
+        **openai_token_params(model, budget),
+    )
+    text = ""
+    if response.choices:
+        text = response.choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=text.strip(),
+        tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
+        tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+    )

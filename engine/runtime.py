@@ -1,0 +1,69 @@
+"""Process-wide engine parts built from settings: the embedder and the vector store.
+
+The embedded Qdrant shard may be opened by one process only; a process whose
+role is ``worker`` never opens it (its writes stay dirty until the web process
+syncs them, DESIGN §2).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from engine.config import get_config
+from engine.embeddings import Embedder, get_embedder
+from engine.errors import IndexUnavailable
+from engine.store import ClientStore, EdgeStore, VectorStore
+
+_store: VectorStore | None = None
+_model_override: str | None = None
+_lock = threading.Lock()
+
+
+def embedder() -> Embedder:
+    cfg = get_config()
+    return get_embedder(_model_override or cfg.embed_model, device=cfg.embed_device, batch_size=cfg.embed_batch)
+
+
+def use_model(name: str | None) -> None:
+    """Embed with ``name`` in this process (amem_reindex --model); the store is reopened."""
+    global _model_override
+    close_store()
+    _model_override = name
+
+
+def index_available() -> bool:
+    """Whether this process may open the index (workers in embedded mode may not)."""
+    cfg = get_config()
+    return bool(cfg.qdrant_url) or cfg.process_role != "worker"
+
+
+def store() -> VectorStore:
+    """The process's VectorStore, opened on first use."""
+    global _store
+    if _store is not None:
+        return _store
+    with _lock:
+        if _store is None:
+            cfg = get_config()
+            if not index_available():
+                raise IndexUnavailable("this worker process does not open the embedded index")
+            emb = embedder()
+            if cfg.qdrant_url:
+                _store = ClientStore(emb.model_name, emb.dimension, url=cfg.qdrant_url, api_key=cfg.qdrant_api_key)
+            else:
+                _store = EdgeStore(cfg.qdrant_path, emb.model_name, emb.dimension)
+    return _store
+
+
+def set_store(new: VectorStore | None) -> VectorStore | None:
+    """Swap the process's store (tests, reindex into a fresh index); returns the old one."""
+    global _store
+    with _lock:
+        old, _store = _store, new
+    return old
+
+
+def close_store() -> None:
+    old = set_store(None)
+    if old is not None:
+        old.close()

@@ -1,0 +1,642 @@
+"""VectorStore: the one choke point to Qdrant (DESIGN §2).
+
+Two backends with one interface:
+
+* ``EdgeStore`` — qdrant-edge-py, Qdrant's engine in-process; one shard folder
+  per collection under the data dir. The embedded default.
+* ``ClientStore`` — qdrant-client, for a Qdrant server or cluster
+  (``AMEM_QDRANT_URL``); its local mode (``path=`` or ``:memory:``) speaks the
+  same API and is what the tests of this path run on.
+
+Callers build filters from the backend-neutral conditions below, so access
+rules (memories/access.py) never see Qdrant types. Each collection records the
+embedding model and dimension that built it; opening it with another model is
+an ``IndexMismatch`` naming the fix.
+
+This module does not import Django.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.errors import IndexLocked, IndexMismatch, IndexUnavailable
+
+DENSE = "dense"
+SPARSE = "sparse"
+META_FILE = "amem_index.json"
+ACTIVE = "active"
+RETIRED = "retired"
+
+# Payload fields that queries filter on; each gets a payload index.
+# Retired/active is the keyword "status", not a bool: qdrant-edge 0.9 cannot match bool payloads.
+KEYWORD_FIELDS = ("agent_id", "owner", "readers", "writers", "subjects", "note_type", "topics", "category", "status")
+
+
+# --- Backend-neutral filter conditions ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Eq:
+    """Payload ``key`` equals ``value`` (for a list field: contains it)."""
+
+    key: str
+    value: str
+
+
+@dataclass(frozen=True)
+class In:
+    """Payload ``key`` equals (or, for lists, contains) any of ``values``."""
+
+    key: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Empty:
+    """Payload list ``key`` is empty or missing."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """At least one of the conditions holds."""
+
+    conditions: tuple[Condition, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    condition: Condition
+
+
+Condition = Eq | In | Empty | AnyOf | Not
+
+
+@dataclass(frozen=True)
+class IndexFilter:
+    """All ``must`` conditions hold."""
+
+    must: tuple[Condition, ...] = ()
+
+    def and_(self, *more: Condition) -> IndexFilter:
+        return IndexFilter(self.must + tuple(more))
+
+
+# --- Points and hits -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    indices: list[int]
+    values: list[float]
+
+
+@dataclass
+class IndexPoint:
+    id: str
+    dense: np.ndarray
+    sparse: SparseVector
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+
+
+# --- BM25 sparse vectors ------------------------------------------------------------
+
+
+def term_id(token: str) -> int:
+    """A stable 31-bit id for a token (collisions are rare and only blur BM25 a little)."""
+    return zlib.crc32(token.encode("utf-8")) & 0x7FFFFFFF
+
+
+def bm25_document_vector(tokens: Sequence[str], *, k1: float, b: float, avg_len: float) -> SparseVector:
+    """Term-frequency half of BM25; Qdrant's IDF modifier supplies the other half.
+
+    weight(t) = tf·(k1+1) / (tf + k1·(1 − b + b·len/avg_len)), so a query vector
+    of ones scores sum(idf(t)·weight(t)) — BM25 with the seed's "+1" IDF.
+    """
+    counts = Counter(term_id(t) for t in tokens)
+    length = max(len(tokens), 1)
+    norm = k1 * (1 - b + b * length / avg_len)
+    indices = sorted(counts)
+    values = [counts[i] * (k1 + 1) / (counts[i] + norm) for i in indices]
+    return SparseVector(indices, values)
+
+
+def bm25_query_vector(tokens: Sequence[str]) -> SparseVector:
+    indices = sorted({term_id(t) for t in tokens})
+    return SparseVector(indices, [1.0] * len(indices))
+
+
+# --- The interface ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IndexMeta:
+    embedding_model: str
+    dimension: int
+
+    def check(self, model: str, dimension: int, collection: str) -> None:
+        if self.dimension != dimension or self.embedding_model != model:
+            raise IndexMismatch(
+                f"index collection {collection!r} was built with embedding model "
+                f"{self.embedding_model!r} ({self.dimension} dims) but this process uses {model!r} "
+                f"({dimension} dims). Rebuild it with `manage.py amem_reindex --model {model}` "
+                f"or set AMEM_EMBED_MODEL={self.embedding_model}."
+            )
+
+
+class VectorStore:
+    """Dense + sparse index of notes, with filtered, sparse and hybrid queries."""
+
+    def __init__(self, embedding_model: str, dimension: int) -> None:
+        self.embedding_model = embedding_model
+        self.dimension = dimension
+        self._lock = threading.RLock()
+
+    # Collections ----------------------------------------------------------------------
+    def ensure_collection(self, name: str) -> None:
+        raise NotImplementedError
+
+    def drop_collection(self, name: str) -> None:
+        raise NotImplementedError
+
+    def collections(self) -> list[str]:
+        raise NotImplementedError
+
+    # Writes ----------------------------------------------------------------------
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        raise NotImplementedError
+
+    def delete(self, collection: str, ids: Iterable[str]) -> None:
+        raise NotImplementedError
+
+    # Reads -----------------------------------------------------------------------
+    def query_dense(self, collection: str, vector: np.ndarray, flt: IndexFilter, limit: int) -> list[Hit]:
+        raise NotImplementedError
+
+    def query_sparse(self, collection: str, vector: SparseVector, flt: IndexFilter, limit: int) -> list[Hit]:
+        raise NotImplementedError
+
+    def query_hybrid(
+        self,
+        collection: str,
+        dense: np.ndarray,
+        sparse: SparseVector,
+        flt: IndexFilter,
+        limit: int,
+        *,
+        prefetch: int,
+        rrf_k: int = 60,
+    ) -> list[Hit]:
+        raise NotImplementedError
+
+    def count(self, collection: str, flt: IndexFilter | None = None) -> int:
+        raise NotImplementedError
+
+    def ids(self, collection: str) -> Iterator[str]:
+        """Every point id in the collection (for reconciling with the database)."""
+        raise NotImplementedError
+
+    # Maintenance -------------------------------------------------------------------
+    def optimize(self) -> None:
+        """Build HNSW / merge segments after a bulk load (no-op where not needed)."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def ping(self) -> bool:
+        """Whether the backend answers (for /healthz)."""
+        try:
+            self.collections()
+            return True
+        except Exception:
+            return False
+
+
+def point_uuid(note_id: str | uuid.UUID) -> str:
+    return str(note_id)
+
+
+# --- qdrant-edge ------------------------------------------------------------------------
+
+
+class EdgeStore(VectorStore):
+    """Embedded Qdrant: one shard folder per collection under ``root``.
+
+    A shard folder is locked by one process; opening it elsewhere raises
+    ``IndexLocked`` with what to do instead.
+    """
+
+    def __init__(self, root: Path, embedding_model: str, dimension: int) -> None:
+        super().__init__(embedding_model, dimension)
+        import qdrant_edge  # imported here: the client backend must not need it
+
+        self._q = qdrant_edge
+        self.root = Path(root)
+        self._shards: dict[str, Any] = {}
+
+    def _path(self, name: str) -> Path:
+        return self.root / name
+
+    def _shard(self, name: str) -> Any:
+        with self._lock:
+            shard = self._shards.get(name)
+            if shard is None:
+                shard = self._open(name)
+                self._shards[name] = shard
+            return shard
+
+    def _open(self, name: str) -> Any:
+        q = self._q
+        path = self._path(name)
+        meta_path = path / META_FILE
+        try:
+            if meta_path.exists():
+                meta = IndexMeta(**json.loads(meta_path.read_text()))
+                meta.check(self.embedding_model, self.dimension, name)
+                return q.EdgeShard.load(str(path))
+            path.mkdir(parents=True, exist_ok=True)
+            if any(p.name != META_FILE for p in path.iterdir()):
+                raise IndexMismatch(
+                    f"index folder {str(path)!r} holds data without an amem record of its model; "
+                    f"move it away and run `manage.py amem_reindex`."
+                )
+            config = q.EdgeConfig(
+                vectors={DENSE: q.EdgeVectorParams(size=self.dimension, distance=q.Distance.Cosine)},
+                sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            )
+            shard = q.EdgeShard.create(str(path), config)
+            for key in KEYWORD_FIELDS:
+                shard.update(q.UpdateOperation.create_field_index(key, q.PayloadSchemaType.Keyword))
+            meta_path.write_text(json.dumps({"embedding_model": self.embedding_model, "dimension": self.dimension}))
+            return shard
+        except (IndexMismatch, IndexLocked):
+            raise
+        except PermissionError as exc:
+            raise IndexUnavailable(f"index folder {str(path)!r} is not writable: {exc.strerror}") from None
+        except Exception as exc:
+            if "WouldBlock" in str(exc) or "lock" in str(exc).lower():
+                raise IndexLocked(
+                    f"the embedded index {str(path)!r} is open in another process (the amem server?). "
+                    "Stop that process, or use its API, or point AMEM_QDRANT_URL at a Qdrant server."
+                ) from None
+            raise IndexUnavailable(f"cannot open the embedded index {str(path)!r}: {exc}") from exc
+
+    def ensure_collection(self, name: str) -> None:
+        self._shard(name)
+
+    def drop_collection(self, name: str) -> None:
+        import shutil
+
+        with self._lock:
+            shard = self._shards.pop(name, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self._path(name), ignore_errors=True)
+
+    def collections(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if (p / META_FILE).exists())
+
+    def _filter(self, flt: IndexFilter | None) -> Any:
+        if flt is None or not flt.must:
+            return None
+        return self._q.Filter(must=[self._cond(c) for c in flt.must])
+
+    def _cond(self, cond: Condition) -> Any:
+        q = self._q
+        if isinstance(cond, Eq):
+            return q.FieldCondition(cond.key, match=q.MatchValue(cond.value))
+        if isinstance(cond, In):
+            return q.FieldCondition(cond.key, match=q.MatchAny(list(cond.values)))
+        if isinstance(cond, Empty):
+            return q.IsEmptyCondition(cond.key)
+        if isinstance(cond, AnyOf):
+            return q.Filter(should=[self._cond(c) for c in cond.conditions])
+        if isinstance(cond, Not):
+            return q.Filter(must_not=[self._cond(cond.condition)])
+        raise TypeError(f"unknown condition {cond!r}")
+
+    def _sparse(self, vector: SparseVector) -> Any:
+        return self._q.SparseVector(list(vector.indices), [float(v) for v in vector.values])
+
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        if not points:
+            return
+        q = self._q
+        shard = self._shard(collection)
+        batch = [
+            q.Point(
+                p.id,
+                {DENSE: np.asarray(p.dense, dtype=np.float32).tolist(), SPARSE: self._sparse(p.sparse)},
+                p.payload,
+            )
+            for p in points
+        ]
+        with self._lock:
+            shard.update(q.UpdateOperation.upsert_points(batch))
+
+    def delete(self, collection: str, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if ids:
+            with self._lock:
+                self._shard(collection).update(self._q.UpdateOperation.delete_points(ids))
+
+    def _hits(self, points: Any) -> list[Hit]:
+        return [Hit(str(p.id), float(p.score)) for p in points]
+
+    def query_dense(self, collection: str, vector: np.ndarray, flt: IndexFilter, limit: int) -> list[Hit]:
+        q = self._q
+        request = q.QueryRequest(
+            limit=limit,
+            query=q.Query.Nearest(np.asarray(vector, dtype=np.float32).tolist(), using=DENSE),
+            filter=self._filter(flt),
+            with_payload=False,
+        )
+        return self._hits(self._shard(collection).query(request))
+
+    def query_sparse(self, collection: str, vector: SparseVector, flt: IndexFilter, limit: int) -> list[Hit]:
+        if not vector.indices:
+            return []
+        q = self._q
+        request = q.QueryRequest(
+            limit=limit,
+            query=q.Query.Nearest(self._sparse(vector), using=SPARSE),
+            filter=self._filter(flt),
+            with_payload=False,
+        )
+        return [h for h in self._hits(self._shard(collection).query(request)) if h.score > 0]
+
+    def query_hybrid(self, collection, dense, sparse, flt, limit, *, prefetch, rrf_k=60) -> list[Hit]:
+        q = self._q
+        native = self._filter(flt)
+        prefetches = [
+            q.Prefetch(
+                limit=prefetch,
+                query=q.Query.Nearest(np.asarray(dense, dtype=np.float32).tolist(), using=DENSE),
+                filter=native,
+            )
+        ]
+        if sparse.indices:
+            prefetches.append(
+                q.Prefetch(limit=prefetch, query=q.Query.Nearest(self._sparse(sparse), using=SPARSE), filter=native)
+            )
+        request = q.QueryRequest(limit=limit, query=q.Fusion.Rrf(k=rrf_k), prefetches=prefetches, with_payload=False)
+        return self._hits(self._shard(collection).query(request))
+
+    def count(self, collection: str, flt: IndexFilter | None = None) -> int:
+        return int(self._shard(collection).count(self._q.CountRequest(exact=True, filter=self._filter(flt))))
+
+    def ids(self, collection: str) -> Iterator[str]:
+        q = self._q
+        shard = self._shard(collection)
+        offset = None
+        while True:
+            result = shard.scroll(q.ScrollRequest(offset=offset, limit=1000, with_payload=False, with_vector=False))
+            points, offset = result if isinstance(result, tuple) else (result, None)
+            for point in points:
+                yield str(point.id)
+            if offset is None:
+                return
+
+    def optimize(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                shard.optimize()
+
+    def flush(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                shard.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            for shard in self._shards.values():
+                try:
+                    shard.flush()
+                finally:
+                    shard.close()
+            self._shards.clear()
+
+
+# --- qdrant-client ----------------------------------------------------------------------
+
+
+class ClientStore(VectorStore):
+    """A Qdrant server (``url``) or qdrant-client's local mode (``path`` / ``:memory:``)."""
+
+    def __init__(
+        self,
+        embedding_model: str,
+        dimension: int,
+        *,
+        url: str | None = None,
+        path: str | None = None,
+        api_key: str | None = None,
+        prefix: str = "",
+    ) -> None:
+        super().__init__(embedding_model, dimension)
+        from qdrant_client import QdrantClient, models
+
+        self._m = models
+        self.prefix = prefix
+        try:
+            if url == ":memory:":
+                self._client = QdrantClient(location=":memory:")
+            elif url:
+                self._client = QdrantClient(url=url, api_key=api_key or None, timeout=10)
+            else:
+                self._client = QdrantClient(path=path)
+        except RuntimeError as exc:
+            if "already accessed" in str(exc):
+                raise IndexLocked(
+                    f"the local Qdrant folder {path!r} is open in another process; stop it first."
+                ) from None
+            raise IndexUnavailable(f"cannot open Qdrant: {exc}") from exc
+        self._ready: set[str] = set()
+
+    def _name(self, collection: str) -> str:
+        return f"{self.prefix}{collection}"
+
+    def ensure_collection(self, name: str) -> None:
+        if name in self._ready:
+            return
+        m = self._m
+        full = self._name(name)
+        try:
+            with self._lock:
+                if self._client.collection_exists(full):
+                    meta = self._client.get_collection(full).config.metadata or {}
+                    if "embedding_model" not in meta:
+                        raise IndexMismatch(
+                            f"Qdrant collection {full!r} carries no record of its embedding model; "
+                            "drop it or run `manage.py amem_reindex`."
+                        )
+                    IndexMeta(meta["embedding_model"], int(meta["dimension"])).check(
+                        self.embedding_model, self.dimension, full
+                    )
+                else:
+                    self._client.create_collection(
+                        full,
+                        vectors_config={DENSE: m.VectorParams(size=self.dimension, distance=m.Distance.COSINE)},
+                        sparse_vectors_config={SPARSE: m.SparseVectorParams(modifier=m.Modifier.IDF)},
+                        metadata={"embedding_model": self.embedding_model, "dimension": self.dimension},
+                    )
+                    if not self._is_local():
+                        for key in KEYWORD_FIELDS:
+                            self._client.create_payload_index(full, key, m.PayloadSchemaType.KEYWORD)
+        except IndexMismatch:
+            raise
+        except Exception as exc:
+            raise IndexUnavailable(f"Qdrant is unavailable: {exc}") from exc
+        self._ready.add(name)
+
+    def _is_local(self) -> bool:
+        # Local mode has no payload indexes (it warns that they have no effect).
+        return type(self._client._client).__name__ == "QdrantLocal"
+
+    def drop_collection(self, name: str) -> None:
+        with self._lock:
+            self._client.delete_collection(self._name(name))
+        self._ready.discard(name)
+
+    def collections(self) -> list[str]:
+        names = [c.name for c in self._client.get_collections().collections]
+        return sorted(n[len(self.prefix) :] for n in names if n.startswith(self.prefix))
+
+    def _filter(self, flt: IndexFilter | None) -> Any:
+        if flt is None or not flt.must:
+            return None
+        return self._m.Filter(must=[self._cond(c) for c in flt.must])
+
+    def _cond(self, cond: Condition) -> Any:
+        m = self._m
+        if isinstance(cond, Eq):
+            return m.FieldCondition(key=cond.key, match=m.MatchValue(value=cond.value))
+        if isinstance(cond, In):
+            return m.FieldCondition(key=cond.key, match=m.MatchAny(any=list(cond.values)))
+        if isinstance(cond, Empty):
+            return m.IsEmptyCondition(is_empty=m.PayloadField(key=cond.key))
+        if isinstance(cond, AnyOf):
+            return m.Filter(should=[self._cond(c) for c in cond.conditions])
+        if isinstance(cond, Not):
+            return m.Filter(must_not=[self._cond(cond.condition)])
+        raise TypeError(f"unknown condition {cond!r}")
+
+    def _sparse(self, vector: SparseVector) -> Any:
+        return self._m.SparseVector(indices=list(vector.indices), values=[float(v) for v in vector.values])
+
+    def _call(self, fn, *args, **kwargs):
+        try:
+            with self._lock:
+                return fn(*args, **kwargs)
+        except (IndexMismatch, IndexLocked):
+            raise
+        except Exception as exc:
+            raise IndexUnavailable(f"Qdrant request failed: {exc}") from exc
+
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
+        if not points:
+            return
+        self.ensure_collection(collection)
+        m = self._m
+        batch = [
+            m.PointStruct(
+                id=p.id,
+                vector={DENSE: np.asarray(p.dense, dtype=np.float32).tolist(), SPARSE: self._sparse(p.sparse)},
+                payload=p.payload,
+            )
+            for p in points
+        ]
+        self._call(self._client.upsert, self._name(collection), points=batch, wait=True)
+
+    def delete(self, collection: str, ids: Iterable[str]) -> None:
+        ids = list(ids)
+        if ids:
+            self.ensure_collection(collection)
+            self._call(
+                self._client.delete, self._name(collection), points_selector=self._m.PointIdsList(points=ids), wait=True
+            )
+
+    def _query(self, collection: str, **kwargs: Any) -> list[Hit]:
+        self.ensure_collection(collection)
+        result = self._call(self._client.query_points, self._name(collection), with_payload=False, **kwargs)
+        return [Hit(str(p.id), float(p.score)) for p in result.points]
+
+    def query_dense(self, collection: str, vector: np.ndarray, flt: IndexFilter, limit: int) -> list[Hit]:
+        return self._query(
+            collection,
+            query=np.asarray(vector, dtype=np.float32).tolist(),
+            using=DENSE,
+            query_filter=self._filter(flt),
+            limit=limit,
+        )
+
+    def query_sparse(self, collection: str, vector: SparseVector, flt: IndexFilter, limit: int) -> list[Hit]:
+        if not vector.indices:
+            return []
+        hits = self._query(
+            collection, query=self._sparse(vector), using=SPARSE, query_filter=self._filter(flt), limit=limit
+        )
+        return [h for h in hits if h.score > 0]
+
+    def query_hybrid(self, collection, dense, sparse, flt, limit, *, prefetch, rrf_k=60) -> list[Hit]:
+        m = self._m
+        native = self._filter(flt)
+        prefetches = [
+            m.Prefetch(query=np.asarray(dense, dtype=np.float32).tolist(), using=DENSE, filter=native, limit=prefetch)
+        ]
+        if sparse.indices:
+            prefetches.append(m.Prefetch(query=self._sparse(sparse), using=SPARSE, filter=native, limit=prefetch))
+        return self._query(collection, prefetch=prefetches, query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)), limit=limit)
+
+    def count(self, collection: str, flt: IndexFilter | None = None) -> int:
+        self.ensure_collection(collection)
+        result = self._call(self._client.count, self._name(collection), count_filter=self._filter(flt), exact=True)
+        return int(result.count)
+
+    def ids(self, collection: str) -> Iterator[str]:
+        self.ensure_collection(collection)
+        offset = None
+        while True:
+            points, offset = self._call(
+                self._client.scroll,
+                self._name(collection),
+                limit=1000,
+                offset=offset,
+                with_payload=False,
+                with_vectors=False,
+            )
+            for point in points:
+                yield str(point.id)
+            if offset is None:
+                return
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """Cosine of two vectors (embeddings are normalised, but be safe with stored ones)."""
+    na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+    if na == 0 or nb == 0 or a.shape != b.shape:
+        return 0.0
+    return float(np.dot(a, b) / (na * nb))

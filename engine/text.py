@@ -1,0 +1,79 @@
+"""Text rules shared by every write path: validation, normalisation, the quality gate."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from engine.errors import InvalidInput, QualityRejected
+
+# Signals that a note describes a passing state (DESIGN §3): kept, but marked ephemeral.
+EPHEMERAL_SIGNALS = (
+    "待跑",
+    "等确认",
+    "昨日",
+    "明天完成",
+    "todo tomorrow",
+    "pending confirmation",
+    "waiting for confirmation",
+    "to be confirmed",
+    "will finish tomorrow",
+)
+
+# C0/C1 control characters other than tab, newline and carriage return.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class CheckedText:
+    text: str
+    ephemeral: bool
+
+
+def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedText:
+    """Validate a note's text; raise before anything is written.
+
+    InvalidInput: not a string, undecodable, control characters, too long.
+    QualityRejected: shorter than ``min_chars`` once trimmed (a CJK character counts 1).
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidInput("text is not valid UTF-8") from None
+    if not isinstance(text, str):
+        raise InvalidInput("text must be a string")
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        raise InvalidInput("text is not valid UTF-8 (lone surrogate)")
+    if _CONTROL.search(text):
+        raise InvalidInput("text contains control characters")
+    trimmed = text.strip()
+    if len(trimmed) > max_chars:
+        raise InvalidInput(f"text is {len(trimmed)} characters; the limit is {max_chars}")
+    if len(trimmed) < min_chars:
+        raise QualityRejected(f"[quality] text is shorter than {min_chars} characters")
+    lowered = trimmed.casefold()
+    return CheckedText(trimmed, any(signal in lowered for signal in EPHEMERAL_SIGNALS))
+
+
+def normalise(text: str) -> str:
+    """The form compared by L1 dedup: NFKC, case-folded, whitespace collapsed."""
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip().casefold()
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
+
+
+def embedding_text(content: str, keywords=(), tags=(), context: str = "") -> str:
+    """The one embedding recipe (DESIGN §3): content + keywords + tags + context."""
+    parts = [content, " ".join(keywords or ()), " ".join(tags or ()), context or ""]
+    return " ".join(p for p in parts if p)
+
+
+def bm25_text(content: str, keywords=(), tags=()) -> str:
+    """What BM25 indexes: content + keywords + tags (as the seed; context excluded)."""
+    return " ".join(p for p in (content, " ".join(keywords or ()), " ".join(tags or ())) if p)

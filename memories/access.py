@@ -1,0 +1,109 @@
+"""Who may read and write which notes: the only place that decides (DESIGN §1, §3).
+
+Rules: the owner always may; otherwise the caller must be listed in
+``readers`` / ``writers`` or the list must hold ``*``. A retired note is
+invisible to everyone. Subjects: a search scoped to a subject sees that
+subject's notes and world facts (``subjects == []``), never another person's.
+
+Mode A: agents without their own collection share one index, filtered here.
+Mode B: an agent with ``collection`` set has its own index; nothing crosses it.
+
+The same rules exist in three shapes, kept side by side so they cannot drift:
+Python predicates (one note), a Django ``Q`` (database reads) and neutral
+index conditions (every Qdrant query, both dense and sparse legs).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db.models import Q
+
+from engine.errors import NotFound, PermissionDenied
+from engine.store import ACTIVE, AnyOf, Empty, Eq, In, IndexFilter
+from memories.models import EVERYONE, SHARED_AGENT, Agent, Note
+
+
+def _may(agent_id: str, owner: str, listed: list[str]) -> bool:
+    return agent_id == owner or agent_id in listed or EVERYONE in listed
+
+
+def can_read(agent_id: str, note: Note) -> bool:
+    return note.is_active and _may(agent_id, note.owner, note.readers or [])
+
+
+def can_write(agent_id: str, note: Note) -> bool:
+    return note.is_active and _may(agent_id, note.owner, note.writers or [])
+
+
+def collection_for(agent: Agent) -> str:
+    """The index collection holding this agent's notes."""
+    return agent.collection or settings.AMEM_QDRANT_COLLECTION
+
+
+def collection_for_note(note: Note, agents: dict[str, Agent] | None = None) -> str:
+    if note.agent_id == SHARED_AGENT:
+        return settings.AMEM_QDRANT_COLLECTION
+    agent = (agents or {}).get(note.agent_id) or Agent.objects.filter(pk=note.agent_id).first()
+    return collection_for(agent) if agent else settings.AMEM_QDRANT_COLLECTION
+
+
+def subject_allows(note: Note, subject: str | None) -> bool:
+    return not subject or not note.subjects or subject in note.subjects
+
+
+def readable_q(agent: Agent) -> Q:
+    """Database filter for notes ``agent`` may read (the caller re-checks per note)."""
+    scope = Q(agent_id=agent.id) if agent.collection else Q(agent_id__in=[agent.id, SHARED_AGENT])
+    return scope & Q(is_active=True)
+
+
+def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | None = None) -> IndexFilter:
+    """Conditions for every index query on behalf of ``agent``."""
+    must: list = [Eq("status", ACTIVE)]
+    if agent.collection:
+        must.append(Eq("agent_id", agent.id))
+    else:
+        must.append(In("agent_id", (agent.id, SHARED_AGENT)))
+    must.append(AnyOf((Eq("owner", agent.id), In("readers", (agent.id, EVERYONE)))))
+    if subject:
+        must.append(AnyOf((Eq("subjects", subject), Empty("subjects"))))
+    if note_type:
+        must.append(Eq("note_type", note_type))
+    return IndexFilter(tuple(must))
+
+
+def visible_notes(agent: Agent, ids=None, *, subject: str | None = None) -> list[Note]:
+    """Notes by id that ``agent`` may read, in the order of ``ids``; unreadable ones vanish."""
+    qs = Note.objects.filter(readable_q(agent))
+    if ids is not None:
+        ids = list(ids)
+        qs = qs.filter(pk__in=ids)
+    notes = {str(n.pk): n for n in qs if can_read(agent.id, n) and subject_allows(n, subject)}
+    if ids is None:
+        return list(notes.values())
+    return [notes[str(i)] for i in ids if str(i) in notes]
+
+
+def _parse_id(note_id) -> uuid.UUID:
+    try:
+        return note_id if isinstance(note_id, uuid.UUID) else uuid.UUID(str(note_id))
+    except ValueError:
+        raise NotFound("no such note") from None
+
+
+def get_note_for(agent: Agent, note_id) -> Note:
+    """The note if ``agent`` may read it; otherwise NotFound (no existence leak)."""
+    note = Note.objects.filter(readable_q(agent), pk=_parse_id(note_id)).first()
+    if note is None or not can_read(agent.id, note):
+        raise NotFound("no such note")
+    return note
+
+
+def get_note_for_write(agent: Agent, note_id) -> Note:
+    """The note if ``agent`` may change it: NotFound if unreadable, PermissionDenied if read-only."""
+    note = get_note_for(agent, note_id)
+    if not can_write(agent.id, note):
+        raise PermissionDenied("this note is read-only for you")
+    return note

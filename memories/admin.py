@@ -1,0 +1,185 @@
+"""Django admin: agents, keys, notes and their access fields, history, jobs.
+
+Editing a note here marks it for re-indexing in the same transaction and
+appends an ``admin_edit`` event, so the index and the history stay true.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.utils import timezone
+
+from engine import indexer
+from memories.models import Agent, ApiKey, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
+
+# Fields whose change must reach the index (its payload or its vectors).
+INDEXED_FIELDS = (
+    "content",
+    "keywords",
+    "tags",
+    "context",
+    "category",
+    "note_type",
+    "topics",
+    "owner",
+    "readers",
+    "writers",
+    "subjects",
+    "is_active",
+    "agent_id",
+)
+
+
+class ApiKeyInline(admin.TabularInline):
+    model = ApiKey
+    extra = 0
+    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at")
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        # Keys are issued with the "issue a key" action so the raw key can be shown once.
+        return False
+
+
+@admin.register(Agent)
+class AgentAdmin(admin.ModelAdmin):
+    list_display = ("id", "name", "collection", "is_active", "last_write_at", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("id", "name")
+    inlines = [ApiKeyInline]
+    actions = ["issue_key"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("created_at", "last_write_at", "link_write_count") + (("id",) if obj else ())
+
+    @admin.action(description="Issue a new API key (shown once)")
+    def issue_key(self, request, queryset):
+        for agent in queryset:
+            _, raw = ApiKey.issue(agent, name=f"admin:{request.user.get_username()}")
+            self.message_user(request, f"New key for {agent.pk}: {raw} — copy it now, it is not stored.", messages.WARNING)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if change and "collection" in form.changed_data:
+            # Its notes move to another index collection: rebuild them there.
+            Note.bump_revision(Note.objects.filter(agent_id=obj.pk).values_list("pk", flat=True))
+            self.message_user(request, "The agent's notes are marked for re-indexing; run manage.py amem_reindex.")
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "agent", "name", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "agent__id", "name")
+    readonly_fields = ("prefix", "agent", "created_at", "last_used_at", "revoked_at")
+    fields = ("agent", "prefix", "name", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} key(s).")
+
+
+class LinkInline(admin.TabularInline):
+    model = Link
+    fk_name = "source"
+    extra = 0
+    raw_id_fields = ("target",)
+    readonly_fields = ("created_at", "created_by")
+
+
+class EventInline(admin.TabularInline):
+    model = NoteEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = ("action", "actor", "created_at", "before", "after")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Note)
+class NoteAdmin(admin.ModelAdmin):
+    list_display = ("short", "agent_id", "owner", "category", "note_type", "is_active", "index_dirty", "created_at")
+    list_filter = ("is_active", "note_type", "category", "index_dirty", "pending_merge", "conflict", "low_quality")
+    search_fields = ("content", "agent_id", "owner")
+    readonly_fields = (
+        "id",
+        "content_hash",
+        "embedding_model",
+        "retrieval_count",
+        "last_accessed",
+        "revision",
+        "index_dirty",
+        "indexed_at",
+        "updated_at",
+    )
+    raw_id_fields = ("merge_candidate", "merged_into")
+    inlines = [LinkInline, EventInline]
+
+    @admin.display(description="content")
+    def short(self, obj: Note) -> str:
+        return obj.content[:80]
+
+    def save_model(self, request, obj, form, change):
+        changed = [f for f in form.changed_data if f in INDEXED_FIELDS]
+        if change and changed:
+            before = {f: form.initial.get(f) for f in changed}
+            if "content" in changed:
+                from engine.text import content_hash
+
+                obj.content_hash = content_hash(obj.content)
+                obj.embedding = None  # re-embedded by the indexer
+            obj.mark_dirty()
+            super().save_model(request, obj, form, change)
+            NoteEvent.objects.create(
+                note=obj,
+                action="admin_edit",
+                before=before,
+                after={f: form.cleaned_data.get(f) for f in changed},
+                actor=f"admin:{request.user.get_username()}",
+            )
+            indexer.sync_after_commit([obj.pk])
+        else:
+            super().save_model(request, obj, form, change)
+
+
+@admin.register(NoteEvent)
+class NoteEventAdmin(admin.ModelAdmin):
+    list_display = ("note", "action", "actor", "created_at")
+    list_filter = ("action",)
+    readonly_fields = ("note", "action", "before", "after", "actor", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Link)
+class LinkAdmin(admin.ModelAdmin):
+    list_display = ("source", "target", "created_by", "created_at")
+    raw_id_fields = ("source", "target")
+
+
+@admin.register(ConflictPair)
+class ConflictPairAdmin(admin.ModelAdmin):
+    list_display = ("note_a", "note_b", "status", "resolution", "created_at")
+    list_filter = ("status",)
+    raw_id_fields = ("note_a", "note_b", "superseded")
+
+
+@admin.register(JobRun)
+class JobRunAdmin(admin.ModelAdmin):
+    list_display = ("job", "agent_id", "outcome", "started_at", "finished_at")
+    list_filter = ("job", "outcome")
+
+
+@admin.register(LlmCall)
+class LlmCallAdmin(admin.ModelAdmin):
+    list_display = ("role", "tier", "model", "tokens_in", "tokens_out", "latency_ms", "outcome", "created_at")
+    list_filter = ("role", "tier", "outcome")

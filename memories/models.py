@@ -1,0 +1,326 @@
+"""The system of record: agents, keys, notes, links, history, conflicts, jobs.
+
+The SQL database owns every fact; Qdrant is an index derived from it
+(DESIGN §2). Nothing here is ever hard-deleted by the engine: a note is
+retired with ``is_active=False``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import F
+from django.utils import timezone
+
+SHARED_AGENT = "shared"
+EVERYONE = "*"
+AGENT_SLUG = RegexValidator(
+    r"^[a-z0-9][a-z0-9_-]{0,63}$",
+    "Agent ids are 1–64 lower-case letters, digits, '-' or '_', starting with a letter or digit.",
+)
+
+CATEGORIES = ["Technical", "Business", "Personal", "Project", "Research", "System", "General"]
+CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]
+
+
+class Agent(models.Model):
+    """An agent that owns memories. ``collection`` set = Mode B (its own index)."""
+
+    id = models.CharField(primary_key=True, max_length=64, validators=[AGENT_SLUG])
+    name = models.CharField(max_length=200, blank=True)
+    collection = models.CharField(
+        max_length=64,
+        blank=True,
+        validators=[AGENT_SLUG],
+        help_text="Mode B: a dedicated index collection for this agent. Blank = the shared index (Mode A).",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    # Set on every write; the nightly jobs only visit agents that wrote since their last run.
+    last_write_at = models.DateTimeField(null=True, blank=True)
+    # Writes that produced links; evolution runs on every N-th (DESIGN §3), counted atomically here.
+    link_write_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.id
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        if self.id == SHARED_AGENT:
+            raise ValidationError({"id": "'shared' is reserved for shared-scope notes."})
+
+
+def _hash_key(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class ApiKey(models.Model):
+    """A bearer key for one agent. Only its hash is stored; the key is shown once."""
+
+    PREFIX_LEN = 12
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="keys")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=PREFIX_LEN, db_index=True, editable=False)
+    hashed = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.agent_id})"
+
+    @classmethod
+    def issue(cls, agent: Agent, name: str = "") -> tuple[ApiKey, str]:
+        """Create a key; returns the row and the raw key (never stored)."""
+        raw = "amem_" + secrets.token_urlsafe(32)
+        key = cls.objects.create(agent=agent, name=name, prefix=raw[: cls.PREFIX_LEN], hashed=_hash_key(raw))
+        return key, raw
+
+    @classmethod
+    def authenticate(cls, raw: str) -> ApiKey | None:
+        """The live key matching ``raw`` (lookup by hash: constant-time by construction)."""
+        key = (
+            cls.objects.select_related("agent")
+            .filter(hashed=_hash_key(raw), revoked_at__isnull=True, agent__is_active=True)
+            .first()
+        )
+        if key is not None:
+            cls.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
+        return key
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+
+class NoteQuerySet(models.QuerySet["Note"]):
+    def active(self) -> NoteQuerySet:
+        return self.filter(is_active=True)
+
+    def dirty(self) -> NoteQuerySet:
+        return self.filter(index_dirty=True)
+
+
+class Note(models.Model):
+    """One memory. Every field of DESIGN §2–§3."""
+
+    MEMORY = "memory"
+    KNOWLEDGE = "knowledge"
+    NOTE_TYPES = [(MEMORY, "memory"), (KNOWLEDGE, "knowledge")]
+    EVOLUTION_TYPES = [(v, v) for v in ("EVOLVE", "CONFLICT", "EXPAND", "NEW")]
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # The agent whose memory this is, or "shared" for scope=shared notes.
+    agent_id = models.CharField(max_length=64, db_index=True)
+
+    content = models.TextField()
+    # sha256 of the normalised text (engine/text.py): L1 dedup key.
+    content_hash = models.CharField(max_length=64, db_index=True)
+    keywords = models.JSONField(default=list, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    context = models.TextField(blank=True)
+    category = models.CharField(max_length=20, choices=CATEGORY_CHOICES, default="General")
+    note_type = models.CharField(max_length=10, choices=NOTE_TYPES, default=MEMORY)
+    topics = models.JSONField(default=list, blank=True)
+    confidence = models.CharField(max_length=10, blank=True)
+
+    # Access (DESIGN §3): owner always may; "*" in a list means everyone.
+    owner = models.CharField(max_length=64, db_index=True)
+    readers = models.JSONField(default=list, blank=True)
+    writers = models.JSONField(default=list, blank=True)
+    # Who the memory is about; [] = a world fact visible under every subject.
+    subjects = models.JSONField(default=list, blank=True)
+    # Caller-supplied message ids this memory came from; merges keep the union.
+    sources = models.JSONField(default=list, blank=True)
+
+    # float32 bytes of the normalised embedding of the note's embedding text.
+    embedding = models.BinaryField(null=True, blank=True, editable=False)
+    embedding_model = models.CharField(max_length=200, blank=True, editable=False)
+
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    last_accessed = models.DateTimeField(null=True, blank=True)
+    retrieval_count = models.PositiveIntegerField(default=0)
+
+    is_active = models.BooleanField(default=True, db_index=True)
+    ephemeral = models.BooleanField(default=False)
+    low_quality = models.BooleanField(default=False)
+    low_quality_reasons = models.JSONField(default=list, blank=True)
+    pending_merge = models.BooleanField(default=False)
+    # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
+    merge_candidate = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    merge_similarity = models.FloatField(null=True, blank=True)
+    evolution_type = models.CharField(max_length=10, choices=EVOLUTION_TYPES, blank=True)
+    conflict = models.BooleanField(default=False)
+    conflict_reason = models.TextField(blank=True)
+    conflict_scanned_at = models.DateTimeField(null=True, blank=True)
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    # Outbox (DESIGN §2): set in the same transaction as any indexed change,
+    # cleared by the indexer only if ``revision`` did not move meanwhile.
+    index_dirty = models.BooleanField(default=True)
+    revision = models.PositiveIntegerField(default=0)
+    indexed_at = models.DateTimeField(null=True, blank=True)
+
+    objects = NoteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # engine/index_sync.py: the indexer scans dirty notes.
+            models.Index(fields=["index_dirty"], name="note_dirty_idx", condition=models.Q(index_dirty=True)),
+            # L1 dedup looks up a hash among an agent's active notes.
+            models.Index(fields=["agent_id", "content_hash"], name="note_agent_hash_idx"),
+            # Nightly jobs walk an agent's active notes by day.
+            models.Index(fields=["agent_id", "is_active", "created_at"], name="note_agent_active_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.content[:80]
+
+    def mark_dirty(self) -> None:
+        """Flag for re-indexing; call before ``save()`` inside the write's transaction."""
+        self.index_dirty = True
+        self.revision = (self.revision or 0) + 1
+
+    @classmethod
+    def bump_revision(cls, note_ids) -> int:
+        """Mark notes dirty in bulk (an UPDATE, so concurrent writers never lose the mark)."""
+        return cls.objects.filter(pk__in=list(note_ids)).update(index_dirty=True, revision=F("revision") + 1)
+
+
+class Link(models.Model):
+    """A directed edge; a bidirectional link is two rows (back-links need write access)."""
+
+    source = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="out_links")
+    target = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="in_links")
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.CharField(max_length=64, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target"], name="link_unique_pair"),
+            models.CheckConstraint(condition=~models.Q(source=F("target")), name="link_no_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} → {self.target_id}"
+
+
+class NoteEvent(models.Model):
+    """Append-only history of a note: what changed, who did it, when."""
+
+    ACTIONS = [
+        (a, a)
+        for a in (
+            "create",
+            "fold",
+            "update_neighbor",
+            "strengthen",
+            "link",
+            "consolidate",
+            "crud_update",
+            "retire",
+            "restore",
+            "flag",
+            "review",
+            "admin_edit",
+            "import",
+        )
+    ]
+
+    note = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="events")
+    action = models.CharField(max_length=20, choices=ACTIONS)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+    actor = models.CharField(max_length=100)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor}"
+
+
+class ConflictPair(models.Model):
+    """Two notes that cannot both be true, waiting for (or after) review."""
+
+    OPEN = "open"
+    RESOLVED = "resolved"
+    STATUSES = [(OPEN, "open"), (RESOLVED, "resolved")]
+
+    note_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    note_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    reason = models.TextField(blank=True)
+    superseded = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
+    resolution = models.CharField(max_length=20, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["note_a", "note_b"], name="conflict_unique_pair")]
+
+
+class JobRun(models.Model):
+    """One run of a maintenance job for one agent (DESIGN §6)."""
+
+    job = models.CharField(max_length=50, db_index=True)
+    agent_id = models.CharField(max_length=64, blank=True, db_index=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    outcome = models.CharField(max_length=20, default="running")
+    counts = models.JSONField(default=dict, blank=True)
+    detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds()
+
+
+class LlmCall(models.Model):
+    """Accounting for one model call (engine/llm.py's record), for the dashboard."""
+
+    role = models.CharField(max_length=30, db_index=True)
+    tier = models.CharField(max_length=10)
+    provider = models.CharField(max_length=20)
+    model = models.CharField(max_length=200)
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0)
+    outcome = models.CharField(max_length=20)
+    error = models.TextField(blank=True)
+    agent_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]

@@ -1,0 +1,255 @@
+"""A fake model provider on 127.0.0.1 speaking both wire formats the real SDKs use.
+
+POST /v1/messages          Anthropic Messages API
+POST /v1/chat/completions  OpenAI Chat Completions API
+
+Replies come from a script: per-role queues (the role is read from the `[amem:<role>]`
+marker every prompt starts with), then a shared FIFO queue, then a fallback text.
+A scripted reply can instead be an HTTP error or a delay (for timeout tests). Every
+request is recorded (path, headers, JSON body) for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_ROLE_RE = re.compile(r"\[amem:([a-z_]+)\]")
+
+
+@dataclass(frozen=True)
+class Scripted:
+    text: str = ""
+    status: int = 200
+    delay: float = 0.0
+    tokens_in: int = 11
+    tokens_out: int = 7
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def prompt(self) -> str:
+        """All message text in the request, whatever the wire format."""
+        parts: list[str] = []
+        system = self.body.get("system")
+        if isinstance(system, str):
+            parts.append(system)
+        for message in self.body.get("messages", []):
+            content = message.get("content")
+            if isinstance(content, str):
+                parts.append(content)
+            elif isinstance(content, list):
+                parts.extend(b.get("text", "") for b in content if isinstance(b, dict))
+        return "\n".join(parts)
+
+    @property
+    def role(self) -> str | None:
+        match = _ROLE_RE.search(self.prompt)
+        return match.group(1) if match else None
+
+    @property
+    def model(self) -> str:
+        return str(self.body.get("model", ""))
+
+
+@dataclass
+class _Script:
+    by_role: dict[str, deque[Scripted]] = field(default_factory=dict)
+    fifo: deque[Scripted] = field(default_factory=deque)
+    fallback: Scripted = field(default_factory=lambda: Scripted(text="(no scripted reply)"))
+
+
+class FakeLLMServer:
+    """Start with `start()` (or as a context manager); `url` is the Anthropic base URL."""
+
+    def __init__(self) -> None:
+        self.requests: list[RecordedRequest] = []
+        self._script = _Script()
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -------------------------------------------------------------- scripting
+
+    def reply(
+        self,
+        text: str,
+        *,
+        role: str | None = None,
+        status: int = 200,
+        delay: float = 0.0,
+        tokens_in: int = 11,
+        tokens_out: int = 7,
+    ) -> None:
+        """Queue one reply for `role` (or for any request when role is None)."""
+        item = Scripted(text, status, delay, tokens_in, tokens_out)
+        with self._lock:
+            if role is None:
+                self._script.fifo.append(item)
+            else:
+                self._script.by_role.setdefault(role, deque()).append(item)
+
+    def reply_json(self, value: Any, *, role: str | None = None) -> None:
+        self.reply(json.dumps(value, ensure_ascii=False), role=role)
+
+    def fail(self, status: int = 500, *, role: str | None = None) -> None:
+        self.reply("", role=role, status=status)
+
+    def always(self, text: str) -> None:
+        """The reply used when nothing is queued."""
+        with self._lock:
+            self._script.fallback = Scripted(text=text)
+
+    def requests_for(self, role: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.role == role]
+
+    # -------------------------------------------------------------- lifecycle
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.url + "/v1"
+
+    def start(self) -> FakeLLMServer:
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -------------------------------------------------------------- internals
+
+    def _next(self, role: str | None) -> Scripted:
+        with self._lock:
+            queue = self._script.by_role.get(role or "")
+            if queue:
+                return queue.popleft()
+            if self._script.fifo:
+                return self._script.fifo.popleft()
+            return self._script.fallback
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+
+def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass  # keep pytest output clean
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b"{}"
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
+            path = self.path.split("?", 1)[0]
+            recorded = RecordedRequest(
+                path=path, headers={k.lower(): v for k, v in self.headers.items()}, body=body
+            )
+            server._record(recorded)
+            if path not in ("/v1/messages", "/v1/chat/completions"):
+                self._send(404, {"error": {"type": "not_found_error", "message": path}})
+                return
+            scripted = server._next(recorded.role)
+            if scripted.delay:
+                time.sleep(scripted.delay)
+            if scripted.status != 200:
+                self._send(
+                    scripted.status,
+                    {
+                        "type": "error",
+                        "error": {"type": "api_error", "message": "scripted failure"},
+                    },
+                )
+                return
+            if path == "/v1/messages":
+                self._send(200, _anthropic_body(recorded, scripted))
+            else:
+                self._send(200, _openai_body(recorded, scripted))
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout tests)
+
+    return Handler
+
+
+def _anthropic_body(request: RecordedRequest, scripted: Scripted) -> dict[str, Any]:
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": [{"type": "text", "text": scripted.text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": scripted.tokens_in, "output_tokens": scripted.tokens_out},
+    }
+
+
+def _openai_body(request: RecordedRequest, scripted: Scripted) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": scripted.text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": scripted.tokens_in,
+            "completion_tokens": scripted.tokens_out,
+            "total_tokens": scripted.tokens_in + scripted.tokens_out,
+        },
+    }
