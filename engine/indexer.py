@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from engine import runtime
@@ -121,14 +122,20 @@ def sync_notes(note_ids: Iterable) -> SyncResult:
     return SyncResult(indexed=len(notes))
 
 
-def sync_dirty(*, limit: int | None = None, progress: Callable[[int], None] | None = None) -> SyncResult:
-    """Apply every dirty note (oldest revision first) in batches."""
+def sync_dirty(
+    *,
+    among: QuerySet[Note] | None = None,
+    limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> SyncResult:
+    """Apply every dirty note (``among`` a subset, if given), oldest change first, in batches."""
     result = SyncResult()
     if not runtime.index_available():
         return result
     seen: set = set()
     while limit is None or result.indexed < limit:
-        notes = list(Note.objects.dirty().exclude(pk__in=seen).order_by("updated_at")[:BATCH])
+        pending = (among if among is not None else Note.objects.all()).filter(index_dirty=True)
+        notes = list(pending.exclude(pk__in=seen).order_by("updated_at")[:BATCH])
         if not notes:
             break
         seen.update(n.pk for n in notes)

@@ -52,10 +52,8 @@ class Command(AmemCommand):
             notes = Note.objects.all()
         if not dirty:
             Note.bump_revision(notes.values_list("pk", flat=True))
-        total = Note.objects.dirty().count() if dirty or not agent else notes.filter(index_dirty=True).count()
-
-        bar = tqdm(total=total, unit="note", disable=no_progress, desc="indexing")
-        result = indexer.sync_dirty(progress=bar.update)
+        bar = tqdm(total=notes.filter(index_dirty=True).count(), unit="note", disable=no_progress, desc="indexing")
+        result = indexer.sync_dirty(among=notes, progress=bar.update)
         bar.close()
         if result.error:
             raise CommandError(f"indexed {result.indexed} notes, then the index failed: {result.error}")

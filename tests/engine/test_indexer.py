@@ -1,0 +1,124 @@
+"""The outbox: a committed note is never lost, whatever happens to the index."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from engine import indexer
+from engine.errors import IndexUnavailable
+from engine.retrieval import search
+from engine.write import add_episodic
+from memories.models import Note
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_commit_syncs_the_note_to_the_index(alice, store, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        n = add_episodic("Synced straight after the commit.", alice)
+    n.refresh_from_db()
+    assert not n.index_dirty and n.indexed_at is not None
+    assert store.count("amem_notes") == 1
+
+
+def test_an_index_failure_after_commit_leaves_the_note_dirty_then_heals(
+    alice, store, monkeypatch, django_capture_on_commit_callbacks
+):
+    def broken(*args, **kwargs):
+        raise IndexUnavailable("qdrant went away")
+
+    monkeypatch.setattr(store, "upsert", broken)
+    with django_capture_on_commit_callbacks(execute=True):
+        n = add_episodic("Written while the index was down.", alice)
+    n.refresh_from_db()
+    assert n.index_dirty  # committed, not lost, waiting
+    assert Note.objects.filter(content="Written while the index was down.").exists()
+
+    monkeypatch.undo()
+    assert indexer.sync_dirty().indexed == 1
+    n.refresh_from_db()
+    assert not n.index_dirty
+    assert search("Written while the index was down.", alice)[0].note == n
+
+
+def test_a_change_during_sync_keeps_the_note_dirty(alice, store):
+    n = add_episodic("Revision one of this sentence.", alice)
+    stale = Note.objects.get(pk=n.pk)
+    Note.bump_revision([n.pk])  # someone changes it after the indexer read it
+    indexer.apply([stale])
+    n.refresh_from_db()
+    assert n.index_dirty, "the indexer must not clear a mark set after its read"
+    indexer.sync_dirty()
+    n.refresh_from_db()
+    assert not n.index_dirty
+
+
+def test_search_heals_dirty_notes_before_querying(alice, store):
+    add_episodic("Healed on the next read of the index.", alice)  # no on_commit in this test
+    assert Note.objects.dirty().count() == 1
+    assert search("healed on the next read", alice)[0].note.content == "Healed on the next read of the index."
+    assert Note.objects.dirty().count() == 0
+
+
+def test_reindex_is_idempotent_and_removes_stale_entries(alice, bob, store):
+    add_episodic("Alice's first indexed memory of many.", alice)
+    add_episodic("Bob's only indexed memory in the store.", bob)
+    indexer.sync_dirty()
+    store.upsert("amem_notes", [indexer.point_for(Note.objects.first())])
+    from engine.store import IndexPoint
+
+    ghost = IndexPoint("00000000-0000-0000-0000-000000000001", indexer.ensure_embedding(Note.objects.first()),
+                       indexer.point_for(Note.objects.first()).sparse, {"status": "active"})
+    store.upsert("amem_notes", [ghost])
+    assert store.count("amem_notes") == 3
+
+    call_command("amem_reindex", "--no-progress")
+    call_command("amem_reindex", "--no-progress")
+    assert store.count("amem_notes") == 2
+    assert Note.objects.dirty().count() == 0
+
+
+def test_reindex_of_one_agent_and_of_dirty_notes_only(alice, bob, store, capsys):
+    add_episodic("Alice has one memory waiting.", alice)
+    add_episodic("Bob has one memory waiting too.", bob)
+    call_command("amem_reindex", "--agent", "alice", "--no-progress")
+    assert "indexed 1 notes" in capsys.readouterr().out
+    assert Note.objects.dirty().get().owner == "bob"
+    call_command("amem_reindex", "--dirty", "--no-progress")
+    assert "indexed 1 notes" in capsys.readouterr().out
+    assert store.count("amem_notes") == 2
+
+
+def _manage(env: dict, *args: str, script: str | None = None) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "manage.py", *args] if script is None else [sys.executable, "-c", script]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+
+
+@pytest.mark.slow
+def test_a_process_that_dies_after_the_commit_loses_nothing(tmp_path):
+    env = {
+        **os.environ,
+        "AMEM_DATA_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        "DJANGO_SETTINGS_MODULE": "amem_site.settings",
+    }
+    assert _manage(env, "migrate", "-v0").returncode == 0
+    assert _manage(env, "amem_agent", "create", "crashy").returncode == 0
+    # Commit the note, then die hard exactly where the index sync would run.
+    die = (
+        "import django, os; django.setup()\n"
+        "from engine import indexer\n"
+        "indexer.sync_notes = lambda ids: os._exit(9)\n"
+        "from engine.write import add_episodic\n"
+        "add_episodic('The process died right after this commit.', 'crashy')\n"
+    )
+    assert _manage(env, script=die).returncode == 9
+    healed = _manage(env, "amem_search", "--agent", "crashy", "died right after this commit")
+    assert healed.returncode == 0, healed.stderr
+    assert "The process died right after this commit." in healed.stdout

@@ -1,0 +1,187 @@
+"""The VectorStore on both backends: filters, BM25, hybrid fusion, model records, locking."""
+
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+import pytest
+
+from engine.errors import IndexMismatch
+from engine.store import (
+    ACTIVE,
+    RETIRED,
+    AnyOf,
+    ClientStore,
+    EdgeStore,
+    Empty,
+    Eq,
+    In,
+    IndexFilter,
+    IndexPoint,
+    Not,
+    bm25_document_vector,
+    bm25_query_vector,
+)
+from engine.tokenize import tokenize
+
+DIM = 384
+C = "notes"
+
+
+def unit(*hot: int) -> np.ndarray:
+    v = np.zeros(DIM, dtype=np.float32)
+    for i in hot:
+        v[i] = 1.0
+    return v / np.linalg.norm(v)
+
+
+def point(text: str, vector: np.ndarray, **payload) -> IndexPoint:
+    sparse = bm25_document_vector(tokenize(text), k1=1.5, b=0.75, avg_len=10)
+    base = {"agent_id": "a", "owner": "a", "readers": ["a"], "subjects": [], "status": ACTIVE}
+    return IndexPoint(str(uuid.uuid4()), vector, sparse, {**base, **payload})
+
+
+@pytest.fixture(params=["edge", "client"])
+def vs(request, tmp_path):
+    if request.param == "edge":
+        s = EdgeStore(tmp_path / "q", "test-model", DIM)
+    else:
+        s = ClientStore("test-model", DIM, url=":memory:")
+    s.ensure_collection(C)
+    yield s
+    s.close()
+
+
+def test_dense_query_ranks_by_cosine_and_applies_the_filter(vs):
+    near = point("near", unit(0))
+    mid = point("mid", unit(0, 1))
+    foreign = point("foreign", unit(0), agent_id="b", owner="b")
+    vs.upsert(C, [near, mid, foreign])
+    hits = vs.query_dense(C, unit(0), IndexFilter((Eq("agent_id", "a"),)), 10)
+    assert [h.id for h in hits] == [near.id, mid.id]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+    assert hits[1].score == pytest.approx(0.7071, abs=1e-3)
+
+
+def test_list_payloads_match_any_and_empty_lists(vs):
+    alex = point("alex", unit(0), subjects=["alex"])
+    sam = point("sam", unit(0), subjects=["sam"])
+    world = point("world", unit(0), subjects=[])
+    vs.upsert(C, [alex, sam, world])
+    scoped = IndexFilter((AnyOf((Eq("subjects", "alex"), Empty("subjects"))),))
+    assert {h.id for h in vs.query_dense(C, unit(0), scoped, 10)} == {alex.id, world.id}
+    assert vs.count(C, IndexFilter((In("subjects", ("alex", "sam")),))) == 2
+    assert vs.count(C, IndexFilter((Not(Eq("subjects", "sam")),))) == 2
+
+
+def test_status_keyword_filters_out_retired_points(vs):
+    live, retired = point("live", unit(0)), point("gone", unit(0), status=RETIRED)
+    vs.upsert(C, [live, retired])
+    assert [h.id for h in vs.query_dense(C, unit(0), IndexFilter((Eq("status", ACTIVE),)), 10)] == [live.id]
+
+
+def test_bm25_ranks_the_matching_document_and_drops_zero_scores(vs):
+    cat = point("the cat sat on the mat", unit(0))
+    dog = point("the dog ran", unit(1))
+    vs.upsert(C, [cat, dog])
+    hits = vs.query_sparse(C, bm25_query_vector(tokenize("cat")), IndexFilter(), 10)
+    assert [h.id for h in hits] == [cat.id]
+
+
+def test_bm25_prefers_more_occurrences_and_rarer_terms(vs):
+    triple = point("apple apple apple", unit(0))
+    mixed = point("apple banana", unit(1))
+    cherry = point("cherry", unit(2))
+    vs.upsert(C, [triple, mixed, cherry])
+    hits = vs.query_sparse(C, bm25_query_vector(["apple"]), IndexFilter(), 10)
+    assert [h.id for h in hits] == [triple.id, mixed.id]
+    assert hits[0].score >= hits[1].score
+    rare = vs.query_sparse(C, bm25_query_vector(["apple", "banana"]), IndexFilter(), 10)
+    assert rare[0].id == mixed.id  # banana is rarer than apple, so it outweighs
+
+
+def test_an_empty_sparse_query_returns_nothing(vs):
+    vs.upsert(C, [point("anything at all", unit(0))])
+    assert vs.query_sparse(C, bm25_query_vector([]), IndexFilter(), 10) == []
+
+
+def test_hybrid_query_fuses_both_legs_inside_the_filter(vs):
+    lexical = point("qdrant shard folder", unit(5))
+    dense = point("unrelated words", unit(0))
+    foreign = point("qdrant qdrant", unit(0), agent_id="b")
+    vs.upsert(C, [lexical, dense, foreign])
+    hits = vs.query_hybrid(
+        C, unit(0), bm25_query_vector(["qdrant"]), IndexFilter((Eq("agent_id", "a"),)), 10, prefetch=10
+    )
+    ids = [h.id for h in hits]
+    assert set(ids) == {lexical.id, dense.id}
+    assert foreign.id not in ids
+
+
+def test_upsert_replaces_and_delete_removes(vs):
+    p = point("first version", unit(0))
+    vs.upsert(C, [p])
+    p.payload["owner"] = "z"
+    vs.upsert(C, [p])
+    assert vs.count(C) == 1
+    assert vs.count(C, IndexFilter((Eq("owner", "z"),))) == 1
+    assert list(vs.ids(C)) == [p.id]
+    vs.delete(C, [p.id])
+    assert vs.count(C) == 0
+
+
+def test_collections_are_listed_and_dropped(vs):
+    vs.ensure_collection("other")
+    assert {"notes", "other"} <= set(vs.collections())
+    vs.drop_collection("other")
+    assert "other" not in vs.collections()
+
+
+def test_reopening_an_edge_index_with_another_model_names_the_fix(tmp_path):
+    first = EdgeStore(tmp_path / "q", "model-a", DIM)
+    first.ensure_collection(C)
+    first.close()
+    with pytest.raises(IndexMismatch, match="amem_reindex --model model-b"):
+        EdgeStore(tmp_path / "q", "model-b", DIM).ensure_collection(C)
+    with pytest.raises(IndexMismatch, match="64 dims"):
+        EdgeStore(tmp_path / "q", "model-a", 64).ensure_collection(C)
+
+
+def test_reopening_a_server_collection_with_another_model_names_the_fix(tmp_path):
+    first = ClientStore("model-a", DIM, path=str(tmp_path / "local"))
+    first.ensure_collection(C)
+    first.close()
+    second = ClientStore("model-b", DIM, path=str(tmp_path / "local"))
+    with pytest.raises(IndexMismatch, match="model-a"):
+        second.ensure_collection(C)
+    second.close()
+
+
+def test_an_edge_index_survives_reopening(tmp_path):
+    s = EdgeStore(tmp_path / "q", "m", DIM)
+    p = point("persisted note", unit(3))
+    s.upsert(C, [p])
+    s.close()
+    again = EdgeStore(tmp_path / "q", "m", DIM)
+    assert [h.id for h in again.query_dense(C, unit(3), IndexFilter(), 1)] == [p.id]
+    again.close()
+
+
+def test_a_second_process_opening_the_edge_index_gets_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    owner = EdgeStore(tmp_path / "q", "m", DIM)
+    owner.ensure_collection(C)
+    script = (
+        "from engine.store import EdgeStore\n"
+        "from engine.errors import IndexLocked\n"
+        f"s = EdgeStore({str(tmp_path / 'q')!r}, 'm', {DIM})\n"
+        "try:\n    s.ensure_collection('notes')\nexcept IndexLocked as e:\n    print('LOCKED', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    owner.close()
+    assert out.stdout.startswith("LOCKED"), out.stderr
+    assert "another process" in out.stdout
+

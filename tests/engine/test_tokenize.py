@@ -1,0 +1,40 @@
+from engine.tokenize import tokenize
+
+
+def test_punctuation_is_dropped_and_words_lower_cased():
+    assert tokenize("Hello, World!") == ["hello", "world"]
+
+
+def test_underscores_and_digits_are_word_characters():
+    assert tokenize("foo_bar 123") == ["foo_bar", "123"]
+
+
+def test_empty_and_punctuation_only_text_yield_nothing():
+    assert tokenize("") == []
+    assert tokenize("!!! ??? ...") == []
+
+
+def test_chinese_is_segmented_into_words():
+    tokens = tokenize("记忆系统很好用")
+    assert len(tokens) > 1
+    assert "记忆" in tokens
+
+
+def test_latin_inside_chinese_is_split_out_and_lower_cased():
+    assert tokenize("检索Qdrant结果") == ["检索", "qdrant", "结果"]
+
+
+def test_cyrillic_hangul_and_accented_latin_yield_whole_words():
+    # The seed engine produced no tokens for these scripts and split "déjà" at the accent.
+    assert tokenize("Привет мир") == ["привет", "мир"]
+    assert tokenize("안녕하세요 세계") == ["안녕하세요", "세계"]
+    assert tokenize("café déjà vu") == ["café", "déjà", "vu"]
+
+
+def test_full_width_letters_fold_to_ascii():
+    assert tokenize("ＱＤＲＡＮＴ") == ["qdrant"]
+
+
+def test_stop_words_are_dropped_only_on_request():
+    assert "the" in tokenize("the cat")
+    assert tokenize("the cat", drop_stop_words=True) == ["cat"]
