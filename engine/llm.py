@@ -16,8 +16,8 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Protocol, TypeVar
+from datetime import UTC, datetime
+from typing import Any, Generic, Protocol, TypeVar
 
 from engine import prompts
 from engine.llm_config import LlmConfig, TierConfig, resolve_llm_config
@@ -45,8 +45,8 @@ from engine.llm_types import (
 )
 
 __all__ = [
-    "LLM",
     "BUDGETS",
+    "LLM",
     "Candidate",
     "ConflictFinding",
     "CrudOp",
@@ -112,14 +112,14 @@ class OfflineRules(Protocol):
 
 
 @dataclass(frozen=True)
-class _Call:
+class _Call(Generic[T]):
     """One role invocation: what to render, how to validate, what to fall back to."""
 
     role: str
     variables: Mapping[str, object]
-    validate: Callable[[Any], Any]
-    default: Any
-    offline: Callable[[OfflineRules], Any]
+    validate: Callable[[Any], T | None]
+    default: T
+    offline: Callable[[OfflineRules], T]
 
 
 class LLM:
@@ -165,9 +165,7 @@ class LLM:
             agent_id,
         )
 
-    def judge_links(
-        self, text: str, candidates: Sequence[Candidate], *, agent_id: str | None = None
-    ) -> list[str]:
+    def judge_links(self, text: str, candidates: Sequence[Candidate], *, agent_id: str | None = None) -> list[str]:
         """Ids of the offered candidates worth linking, judged in one batched call."""
         offered = list(candidates)
         if not offered:
@@ -179,16 +177,12 @@ class LLM:
                 variables={"text": _clip(text, MAX_TEXT_CHARS), "candidates": lines},
                 validate=link_validator(offered),
                 default=[],
-                offline=lambda rules: [
-                    i for i in rules.judge_links(text, offered) if i in {c.id for c in offered}
-                ],
+                offline=lambda rules: [i for i in rules.judge_links(text, offered) if i in {c.id for c in offered}],
             ),
             agent_id,
         )
 
-    def evolve(
-        self, new_note: str, neighbours: Sequence[Neighbour], *, agent_id: str | None = None
-    ) -> EvolveResult:
+    def evolve(self, new_note: str, neighbours: Sequence[Neighbour], *, agent_id: str | None = None) -> EvolveResult:
         """Context/tag updates for up to three linked neighbours, plus real-id connections."""
         chosen = list(neighbours)[:MAX_EVOLVE_NEIGHBOURS]
         if not chosen:
@@ -222,13 +216,8 @@ class LLM:
         if not turns:
             return []
         known = list(existing)
-        convo = "\n".join(
-            f"{_speaker(role)}: {_one_line(text, MAX_TURN_CHARS)}" for role, text in turns
-        )
-        memories = (
-            "\n".join(f"[{i}] {_one_line(t, MAX_CANDIDATE_CHARS)}" for i, t in enumerate(known))
-            or "(none)"
-        )
+        convo = "\n".join(f"{_speaker(role)}: {_one_line(text, MAX_TURN_CHARS)}" for role, text in turns)
+        memories = "\n".join(f"[{i}] {_one_line(t, MAX_CANDIDATE_CHARS)}" for i, t in enumerate(known)) or "(none)"
         return self._run(
             _Call(
                 role="crud",
@@ -266,9 +255,7 @@ class LLM:
             agent_id,
         )
 
-    def conflict_scan(
-        self, texts: Sequence[str], *, agent_id: str | None = None
-    ) -> list[ConflictFinding]:
+    def conflict_scan(self, texts: Sequence[str], *, agent_id: str | None = None) -> list[ConflictFinding]:
         """Validated contradiction pairs within one batch (indices into `texts`)."""
         batch = list(texts)
         if len(batch) < 2:
@@ -282,10 +269,7 @@ class LLM:
                 validate=validate,
                 default=[],
                 # Re-validate: offline rules are ours, but the sweep trusts these indices.
-                offline=lambda rules: validate(
-                    [vars(f) for f in rules.conflict_scan(batch)]
-                )
-                or [],
+                offline=lambda rules: validate([vars(f) for f in rules.conflict_scan(batch)]) or [],
             ),
             agent_id,
         )
@@ -304,7 +288,7 @@ class LLM:
             log.warning("llm %s call failed", role, exc_info=True)
             return None
 
-    def _run(self, call: _Call, agent_id: str | None) -> Any:
+    def _run(self, call: _Call[T], agent_id: str | None) -> T:
         tier = self.config.tier_for(call.role)
         if tier.provider == "none":
             return self._run_offline(call, tier, agent_id)
@@ -335,12 +319,10 @@ class LLM:
                 error=f"unusable reply: {reply.text[:300]!r}",
             )
             return call.default
-        self._record(
-            call.role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out)
-        )
+        self._record(call.role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out))
         return value
 
-    def _run_offline(self, call: _Call, tier: TierConfig, agent_id: str | None) -> Any:
+    def _run_offline(self, call: _Call[T], tier: TierConfig, agent_id: str | None) -> T:
         started = time.monotonic()
         with _offline_lock:
             first = call.role not in _offline_logged
@@ -348,9 +330,7 @@ class LLM:
         if first:
             log.info("LLM role %s is answered by offline rules (provider none)", call.role)
         if self.offline is None:
-            self._record(
-                call.role, tier, agent_id, started, outcome="offline", error="no offline rules"
-            )
+            self._record(call.role, tier, agent_id, started, outcome="offline", error="no offline rules")
             return call.default
         try:
             value = call.offline(self.offline)
@@ -390,7 +370,7 @@ class LLM:
             outcome=outcome,  # type: ignore[arg-type]
             error=error,
             agent_id=agent_id,
-            created_at=datetime.now(timezone.utc),
+            created_at=datetime.now(UTC),
         )
         level = logging.WARNING if outcome in ("parse_error", "provider_error") else logging.INFO
         log.log(

@@ -115,9 +115,7 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
 
     # Fast tier.
     fast_provider_raw = pick("AMEM_LLM_PROVIDER", "provider")
-    fast_provider = (
-        _normalise_provider(fast_provider_raw) if fast_provider_raw else _default_provider(env)
-    )
+    fast_provider = _normalise_provider(fast_provider_raw) if fast_provider_raw else _default_provider(env)
     fast_model = pick("AMEM_LLM_MODEL", "model") or DEFAULT_MODELS[fast_provider]
     fast_base = pick("AMEM_LLM_BASE_URL", "base_url") or _provider_base_url(env, fast_provider)
     fast_key = _clean(env.get("AMEM_LLM_API_KEY")) or _provider_key(env, fast_provider)
@@ -138,9 +136,7 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
         or _clean(strong_block.get("provider"))
         or _clean(configured.get("strong_provider"))
     )
-    strong_provider = (
-        _normalise_provider(strong_provider_raw) if strong_provider_raw else fast_provider
-    )
+    strong_provider = _normalise_provider(strong_provider_raw) if strong_provider_raw else fast_provider
     same = strong_provider == fast_provider
     strong_model = (
         _clean(env.get("AMEM_LLM_STRONG_MODEL"))
@@ -154,9 +150,8 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
         or _clean(configured.get("strong_base_url"))
     )
     strong_base = strong_base or (fast_base if same else _provider_base_url(env, strong_provider))
-    strong_key = (
-        _clean(env.get("AMEM_LLM_STRONG_API_KEY"))
-        or (fast_key if same else _provider_key(env, strong_provider))
+    strong_key = _clean(env.get("AMEM_LLM_STRONG_API_KEY")) or (
+        fast_key if same else _provider_key(env, strong_provider)
     )
     strong = TierConfig(
         name="strong",
@@ -227,8 +222,7 @@ def parse_timeout(raw: Any, name: str) -> float:
     match = _TIMEOUT_RE.match(text)
     if not match:
         raise ValueError(
-            f"{name}={raw!r} is not a timeout: use seconds (e.g. 30) or milliseconds "
-            f"with an ms suffix (e.g. 30000ms)"
+            f"{name}={raw!r} is not a timeout: use seconds (e.g. 30) or milliseconds with an ms suffix (e.g. 30000ms)"
         )
     value = float(match.group("num"))
     if (match.group("unit") or "s").lower() == "ms":

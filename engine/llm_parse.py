@@ -32,14 +32,10 @@ from engine.llm_types import (
 
 T = TypeVar("T")
 
-_REASONING_RE = re.compile(
-    r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
-)
+_REASONING_RE = re.compile(r"<(think|thinking|reasoning|reflection)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _OPEN_REASONING_RE = re.compile(r"<(think|thinking|reasoning|reflection)\b[^>]*>", re.IGNORECASE)
 _CLOSE_REASONING_RE = re.compile(r"</(think|thinking|reasoning|reflection)\s*>", re.IGNORECASE)
-_SPECIAL_TOKEN_RE = re.compile(
-    r"<\|[^<>|]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>(?:model|user)?"
-)
+_SPECIAL_TOKEN_RE = re.compile(r"<\|[^<>|]{1,40}\|>|</?s>|\[/?INST\]|<end_of_turn>|<start_of_turn>(?:model|user)?")
 _FENCE_RE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
@@ -353,11 +349,7 @@ def conflict_validator(size: int) -> Callable[[Any], list[ConflictFinding] | Non
             superseded = _int(_get(item, "superseded"))
             if superseded not in (a, b):
                 superseded = None
-            found.append(
-                ConflictFinding(
-                    a=low, b=high, superseded=superseded, reason=_str(_get(item, "reason"), 500)
-                )
-            )
+            found.append(ConflictFinding(a=low, b=high, superseded=superseded, reason=_str(_get(item, "reason"), 500)))
         return found
 
     return validate

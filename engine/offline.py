@@ -123,7 +123,7 @@ class OfflineRules:
             return []
         vectors = self._vectors([text] + [c.content for c in candidates])
         scores = vectors[1:] @ vectors[0]
-        return [c.id for c, s in zip(candidates, scores) if float(s) >= self.link_threshold]
+        return [c.id for c, s in zip(candidates, scores, strict=True) if float(s) >= self.link_threshold]
 
     def evolve(self, new_note: str, neighbours: list[Neighbour]) -> EvolveResult:
         return EvolveResult()  # rewriting other notes' context needs real understanding
@@ -139,7 +139,7 @@ class OfflineRules:
             return []
         ops: list[CrudOp] = []
         existing_vectors = self._vectors(existing) if existing else None
-        for statement, vector in zip(durable, self._vectors(durable)):
+        for statement, vector in zip(durable, self._vectors(durable), strict=True):
             if existing_vectors is not None and float(np.max(existing_vectors @ vector)) >= NEAR_DUPLICATE:
                 continue  # NONE: already remembered
             if any(op.fact == statement for op in ops):
@@ -211,9 +211,7 @@ class OfflineRules:
             if self._anchors is None:
                 names = list(CATEGORY_ANCHORS)
                 types = list(NOTE_TYPE_ANCHORS)
-                vectors = self._vectors(
-                    [CATEGORY_ANCHORS[n] for n in names] + [NOTE_TYPE_ANCHORS[t] for t in types]
-                )
+                vectors = self._vectors([CATEGORY_ANCHORS[n] for n in names] + [NOTE_TYPE_ANCHORS[t] for t in types])
                 self._anchors = (names, vectors[: len(names)], types, vectors[len(names) :])
             return self._anchors
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PROMPT_DIR = Path(__file__).resolve().parent
@@ -20,7 +20,7 @@ class PromptError(Exception):
     """A prompt file is missing or a render call does not match its placeholders."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(role: str, locale: str) -> str:
     path = PROMPT_DIR / f"{role}.{locale}.txt"
     if not path.is_file():

@@ -119,8 +119,7 @@ class FakeLLMServer:
     @property
     def url(self) -> str:
         assert self._httpd is not None, "server not started"
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._httpd.server_port}"
 
     @property
     def anthropic_base_url(self) -> str:
@@ -134,9 +133,7 @@ class FakeLLMServer:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
         return self
 
@@ -183,9 +180,7 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {}
             path = self.path.split("?", 1)[0]
-            recorded = RecordedRequest(
-                path=path, headers={k.lower(): v for k, v in self.headers.items()}, body=body
-            )
+            recorded = RecordedRequest(path=path, headers={k.lower(): v for k, v in self.headers.items()}, body=body)
             server._record(recorded)
             if path not in ("/v1/messages", "/v1/chat/completions"):
                 self._send(404, {"error": {"type": "not_found_error", "message": path}})

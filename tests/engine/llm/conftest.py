@@ -74,9 +74,7 @@ MakeLLM = Callable[..., LLM]
 
 
 @pytest.fixture
-def make_llm(
-    fake_llm: FakeLLMServer, records: list[LlmCallRecord], pool: ClientPool
-) -> MakeLLM:
+def make_llm(fake_llm: FakeLLMServer, records: list[LlmCallRecord], pool: ClientPool) -> MakeLLM:
     """Build an LLM from raw env + configured values; the base URL defaults to the fake."""
 
     def build(

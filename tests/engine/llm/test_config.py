@@ -128,9 +128,7 @@ def test_unknown_provider_warns_once_and_means_anthropic(
         resolve_llm_config({"AMEM_LLM_PROVIDER": "mistral"}, {})
     assert first.fast.provider == "anthropic"
     assert first.fast.model == "claude-sonnet-4-6"
-    assert [r.message for r in caplog.records].count(
-        "unknown LLM provider 'mistral'; treating it as anthropic"
-    ) == 1
+    assert [r.message for r in caplog.records].count("unknown LLM provider 'mistral'; treating it as anthropic") == 1
 
 
 def test_provider_none_is_offline_even_with_a_key() -> None:
@@ -180,9 +178,7 @@ def test_configured_strong_block_is_used_without_env() -> None:
 
 
 def test_env_strong_model_beats_configured_strong_block() -> None:
-    config = resolve_llm_config(
-        {**KEY, "AMEM_LLM_STRONG_MODEL": "env-strong"}, {"strong": {"model": "cfg-strong"}}
-    )
+    config = resolve_llm_config({**KEY, "AMEM_LLM_STRONG_MODEL": "env-strong"}, {"strong": {"model": "cfg-strong"}})
     assert config.strong.model == "env-strong"
 
 

@@ -19,17 +19,13 @@ def _scan(make_llm: MakeLLM, fake_llm: FakeLLMServer, reply: Any, **env: str) ->
     return make_llm({**KEY, **env}).conflict_scan(NOTES)
 
 
-def test_a_reported_pair_is_returned_with_its_reason(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_a_reported_pair_is_returned_with_its_reason(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B052
     found = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "reason": "vegetarian vs steak"}])
     assert found == [ConflictFinding(a=0, b=2, superseded=None, reason="vegetarian vs steak")]
 
 
-def test_the_batch_is_sent_in_one_numbered_call(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_the_batch_is_sent_in_one_numbered_call(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B053
     _scan(make_llm, fake_llm, [])
     (request,) = fake_llm.requests
@@ -81,9 +77,7 @@ def test_prose_without_an_array_gives_no_pairs_and_no_exception(
     assert records[0].outcome == "parse_error"
 
 
-def test_an_array_after_a_think_block_with_brackets_is_parsed(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_an_array_after_a_think_block_with_brackets_is_parsed(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B059
     reply = '<think>maybe [0,2]? or [{"a":1}] hmm</think>[{"a": 0, "b": 2, "superseded": null, "reason": "diet"}]'
     assert len(_scan(make_llm, fake_llm, reply)) == 1
@@ -107,25 +101,19 @@ def test_the_prompt_explains_additive_facts_with_the_second_dog_example() -> Non
     assert "Additive facts" in load("conflict_scan", "en")
 
 
-def test_a_superseded_index_naming_one_side_is_kept(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_a_superseded_index_naming_one_side_is_kept(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B062
     (found,) = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "superseded": 0, "reason": "r"}])
     assert found.superseded == 0
 
 
-def test_a_superseded_index_outside_the_pair_is_unknown(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_a_superseded_index_outside_the_pair_is_unknown(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B063
     (found,) = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "superseded": 1, "reason": "r"}])
     assert found.superseded is None
 
 
-def test_an_explicit_null_superseded_stays_null(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_an_explicit_null_superseded_stays_null(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B064
     (found,) = _scan(make_llm, fake_llm, [{"a": 2, "b": 0, "superseded": None, "reason": "r"}])
     assert (found.a, found.b, found.superseded) == (0, 2, None)
@@ -140,9 +128,7 @@ def test_the_prompt_says_the_list_is_not_chronological_and_cites_wording_cues() 
     assert "并不是按时间顺序" in zh and "以前" in zh
 
 
-def test_string_or_float_indices_are_not_accepted(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_string_or_float_indices_are_not_accepted(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     found = _scan(
         make_llm,
         fake_llm,
@@ -151,8 +137,6 @@ def test_string_or_float_indices_are_not_accepted(
     assert found == []
 
 
-def test_pairs_wrapped_in_an_object_are_accepted(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_pairs_wrapped_in_an_object_are_accepted(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     found = _scan(make_llm, fake_llm, {"pairs": [{"a": 1, "b": 2, "reason": "r"}]})
     assert [(f.a, f.b) for f in found] == [(1, 2)]

@@ -21,13 +21,13 @@ def offline_llm(records: list[LlmCallRecord], offline_rules: OfflineRules) -> LL
 
 
 def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
-    offline_llm: LLM, records: list[LlmCallRecord], caplog: pytest.LogCaptureFixture,
+    offline_llm: LLM,
+    records: list[LlmCallRecord],
+    caplog: pytest.LogCaptureFixture,
     fake_llm: FakeLLMServer,
 ) -> None:
     with caplog.at_level(logging.INFO, logger="engine.llm"):
-        fields = offline_llm.construct(
-            "We deployed the API server with a new database connection pool. It was fast."
-        )
+        fields = offline_llm.construct("We deployed the API server with a new database connection pool. It was fast.")
         links = offline_llm.judge_links(
             "database connection pool for the API server",
             [Candidate("a", "API server database connection pool"), Candidate("b", "my cat likes fish")],
@@ -50,7 +50,13 @@ def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
     assert offline_llm.conflict_scan_available is False
 
     assert [r.role for r in records] == [
-        "construct", "link", "evolve", "crud", "should_merge", "evolution_judge", "conflict_scan"
+        "construct",
+        "link",
+        "evolve",
+        "crud",
+        "should_merge",
+        "evolution_judge",
+        "conflict_scan",
     ]
     assert {r.outcome for r in records} == {"offline"}
     assert {r.provider for r in records} == {"none"}
@@ -61,9 +67,7 @@ def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
     assert any("outcome=offline" in m for m in messages)
 
 
-def test_offline_roles_are_announced_once_each(
-    offline_llm: LLM, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_offline_roles_are_announced_once_each(offline_llm: LLM, caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO, logger="engine.llm"):
         offline_llm.construct("first text to remember")
         offline_llm.construct("second text to remember")

@@ -40,22 +40,16 @@ def test_crud_reply_after_a_think_block_with_brackets_yields_one_new_op(
         '[{"action": "NEW", "fact": "The user moved to Berlin in May."}]'
     )
     ops = make_llm(KEY).crud([("user", "I moved to Berlin in May."), ("assistant", "Nice!")], [])
-    assert [(o.action, o.fact, o.existing_idx) for o in ops] == [
-        ("NEW", "The user moved to Berlin in May.", None)
-    ]
+    assert [(o.action, o.fact, o.existing_idx) for o in ops] == [("NEW", "The user moved to Berlin in May.", None)]
 
 
-def test_json_followed_by_a_chat_special_token_is_parsed(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_json_followed_by_a_chat_special_token_is_parsed(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B081
     fake_llm.reply(json.dumps(REAL) + "<|eot_id|>")
     assert make_llm(KEY).construct("Qdrant holds the index.").tags == ["search", "infra"]
 
 
-def test_a_polite_preamble_before_the_json_is_skipped(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_a_polite_preamble_before_the_json_is_skipped(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B082
     fake_llm.reply("Sure! Here is the JSON you asked for:\n\n" + json.dumps(REAL) + "\nHope it helps.")
     assert make_llm(KEY).construct("Qdrant holds the index.").context == "Qdrant holds the vector index."
@@ -96,7 +90,7 @@ def test_a_dangling_think_close_drops_the_reasoning_before_it() -> None:
 
 
 def test_clean_reply_removes_special_tokens_and_reasoning() -> None:
-    text = "<|start_header_id|>assistant<|end_header_id|><think>[x]</think>{\"a\": 1}<|eot_id|>"
+    text = '<|start_header_id|>assistant<|end_header_id|><think>[x]</think>{"a": 1}<|eot_id|>'
     assert " ".join(clean_reply(text).split()) == 'assistant {"a": 1}'
 
 

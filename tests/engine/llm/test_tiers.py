@@ -89,9 +89,7 @@ def test_each_role_reaches_its_tier_model_and_the_zh_prompt(
 
 
 @pytest.mark.parametrize("role", list(ROLE_CALLS))
-def test_each_role_uses_the_english_prompt_by_default(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer, role: str
-) -> None:
+def test_each_role_uses_the_english_prompt_by_default(make_llm: MakeLLM, fake_llm: FakeLLMServer, role: str) -> None:
     call, reply, zh_phrase = ROLE_CALLS[role]
     fake_llm.reply(json.dumps(reply, ensure_ascii=False), role=role)
     call(make_llm(TIERED))
@@ -100,9 +98,7 @@ def test_each_role_uses_the_english_prompt_by_default(
     assert "Return" in prompt
 
 
-def test_fast_roles_use_cheap_and_merge_and_judge_use_strong(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_fast_roles_use_cheap_and_merge_and_judge_use_strong(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B102
     fake_llm.always("{}")
     llm = make_llm(TIERED)
@@ -128,18 +124,14 @@ def test_crud_uses_fast_by_default_strong_on_request_and_fast_when_unrecognised(
     assert fake_llm.requests[0].model == model
 
 
-def test_without_a_strong_model_strong_calls_use_the_fast_model(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_without_a_strong_model_strong_calls_use_the_fast_model(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B104
     fake_llm.always("{}")
     make_llm({**KEY, "AMEM_LLM_MODEL": "cheap-1"}).should_merge("a", "b")
     assert fake_llm.requests[0].model == "cheap-1"
 
 
-def test_only_a_strong_model_keeps_provider_and_endpoint(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_only_a_strong_model_keeps_provider_and_endpoint(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B105
     fake_llm.always("{}")
     llm = make_llm({"AMEM_LLM_PROVIDER": "openai", "AMEM_LLM_STRONG_MODEL": "strong-1"})
@@ -168,19 +160,13 @@ def test_all_three_strong_fields_send_the_tiers_to_different_providers_and_endpo
         llm = LLM(resolve_llm_config(env, {"max_retries": 0}), recorder=records.append, clients=pool)
         llm.construct("some text here")
         llm.should_merge("a", "b")
-        assert [(r.path, r.model) for r in fast_server.requests] == [
-            ("/v1/messages", "claude-sonnet-4-6")
-        ]
-        assert [(r.path, r.model) for r in strong_server.requests] == [
-            ("/v1/chat/completions", "strong-1")
-        ]
+        assert [(r.path, r.model) for r in fast_server.requests] == [("/v1/messages", "claude-sonnet-4-6")]
+        assert [(r.path, r.model) for r in strong_server.requests] == [("/v1/chat/completions", "strong-1")]
         assert len(pool) == 2  # B107: a second endpoint gets a second client
         assert [(r.provider, r.tier) for r in records] == [("anthropic", "fast"), ("openai", "strong")]
 
 
-def test_configured_strong_block_reaches_the_server(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_configured_strong_block_reaches_the_server(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B108
     fake_llm.always("{}")
     llm = make_llm(KEY, {"model": "cheap-1", "strong": {"model": "strong-cfg"}})
@@ -189,9 +175,7 @@ def test_configured_strong_block_reaches_the_server(
     assert [r.model for r in fake_llm.requests] == ["strong-cfg", "cheap-1"]
 
 
-def test_configured_model_reaches_the_server_and_env_wins(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_configured_model_reaches_the_server_and_env_wins(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B095 / B096 over the wire
     fake_llm.always("{}")
     make_llm(KEY, {"model": "cfg-model"}).construct("some text here")

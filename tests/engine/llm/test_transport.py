@@ -40,9 +40,7 @@ def test_default_provider_is_anthropic_messages_with_one_user_message(
     assert "We put PgBouncer in front of Postgres." in request.prompt
 
 
-def test_openai_provider_uses_chat_completions_with_max_tokens(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_openai_provider_uses_chat_completions_with_max_tokens(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B088
     fake_llm.reply_json(NOTE, role="construct")
     make_llm({"AMEM_LLM_PROVIDER": "openai"}).construct("anything worth noting")
@@ -53,9 +51,7 @@ def test_openai_provider_uses_chat_completions_with_max_tokens(
     assert "max_completion_tokens" not in request.body
 
 
-def test_base_url_and_key_from_env_reach_the_openai_client(
-    fake_llm: FakeLLMServer, pool: ClientPool
-) -> None:
+def test_base_url_and_key_from_env_reach_the_openai_client(fake_llm: FakeLLMServer, pool: ClientPool) -> None:
     # B089 / B091
     from engine.llm import LLM
 
@@ -70,9 +66,7 @@ def test_base_url_and_key_from_env_reach_the_openai_client(
     assert "sk-real-openai" in request.headers.get("authorization", "")
 
 
-def test_no_key_anywhere_sends_the_placeholder_key(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_no_key_anywhere_sends_the_placeholder_key(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B090
     fake_llm.reply_json(NOTE)
     make_llm({"AMEM_LLM_PROVIDER": "openai"}).construct("some text here")
@@ -112,15 +106,11 @@ def test_gemini_and_pro_agent_models_get_eight_times_the_budget_or_4000() -> Non
 
 def test_gemini_budget_reaches_the_wire(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     fake_llm.reply_json(NOTE)
-    make_llm({"AMEM_LLM_PROVIDER": "openai", "AMEM_LLM_MODEL": "gemini-2.5-flash"}).construct(
-        "some text here"
-    )
+    make_llm({"AMEM_LLM_PROVIDER": "openai", "AMEM_LLM_MODEL": "gemini-2.5-flash"}).construct("some text here")
     assert fake_llm.requests[0].body["max_tokens"] == 4000
 
 
-def test_provider_value_with_trailing_space_routes_to_openai(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_provider_value_with_trailing_space_routes_to_openai(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
     # B093
     fake_llm.reply_json(NOTE)
     make_llm({"AMEM_LLM_PROVIDER": "openai "}).construct("some text here")
@@ -140,9 +130,7 @@ def test_provider_error_degrades_to_the_safe_default_and_is_recorded(
     assert "500" in record.error or "InternalServerError" in record.error
 
 
-def test_connection_refused_degrades_to_the_safe_default(
-    records: list[LlmCallRecord], pool: ClientPool
-) -> None:
+def test_connection_refused_degrades_to_the_safe_default(records: list[LlmCallRecord], pool: ClientPool) -> None:
     from engine.llm import LLM
 
     env = {**KEY, "AMEM_LLM_BASE_URL": "http://127.0.0.1:9"}  # discard port: nothing listens
@@ -184,9 +172,7 @@ def test_configured_base_url_reaches_the_client_and_changing_it_rebuilds_it(
     assert client_a is not client_b
 
 
-def test_calls_to_one_endpoint_reuse_one_client(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer, pool: ClientPool
-) -> None:
+def test_calls_to_one_endpoint_reuse_one_client(make_llm: MakeLLM, fake_llm: FakeLLMServer, pool: ClientPool) -> None:
     # B107
     fake_llm.always(json.dumps(NOTE))
     llm = make_llm(KEY)
@@ -218,9 +204,7 @@ def test_usage_tokens_and_latency_are_recorded(
     assert record.created_at is not None and record.created_at.tzinfo is not None
 
 
-def test_a_failing_recorder_never_breaks_the_call(
-    fake_llm: FakeLLMServer, pool: ClientPool
-) -> None:
+def test_a_failing_recorder_never_breaks_the_call(fake_llm: FakeLLMServer, pool: ClientPool) -> None:
     from engine.llm import LLM
 
     def broken(record: LlmCallRecord) -> None:
