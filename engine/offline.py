@@ -32,27 +32,55 @@ log = logging.getLogger(__name__)
 Embed = Callable[[Sequence[str]], np.ndarray]
 Tokenize = Callable[[str], list[str]]
 
-# Short descriptions embedded once; a text gets the category it is most similar to.
-# Both languages in one anchor so a multilingual embedder matches either.
-CATEGORY_ANCHORS: dict[str, str] = {
-    "Technical": "software code programming bug server database api deploy tool library "
-    "configuration error 代码 编程 服务器 数据库 接口 部署 技术",
-    "Business": "business customer client sales revenue price contract market invoice budget "
-    "company 客户 销售 收入 价格 合同 市场 预算 公司",
-    "Personal": "personal life family friend health hobby preference likes dislikes home pet "
-    "birthday food 个人 生活 家人 朋友 健康 爱好 喜欢 宠物",
-    "Project": "project plan milestone deadline status task roadmap release sprint decision "
-    "team 项目 计划 里程碑 截止 进度 任务 发布 决定",
-    "Research": "research study paper experiment result hypothesis analysis finding benchmark "
-    "data 研究 论文 实验 结果 假设 分析 发现",
-    "System": "agent system instruction rule configuration assistant behaviour prompt policy "
-    "setting 助手 系统 指令 规则 配置 设定",
+# Short example sentences per category and note type, embedded once. A text's score for
+# a label is its best cosine to any of that label's examples; sentences work far better
+# than keyword lists with sentence-embedding models. Chinese examples are included for
+# multilingual embedders (an English-only model scores them all alike, and the margin
+# rule below then answers General).
+CATEGORY_ANCHORS: dict[str, list[str]] = {
+    "Technical": [
+        "How the code, server, database or deployment works and how to fix a software bug.",
+        "We configured the API, the library version and the build tooling.",
+        "The service crashed with an error in production and we changed the config.",
+        "代码、服务器、数据库和部署的技术细节。",
+    ],
+    "Business": [
+        "A customer, a sales deal, a contract, pricing, revenue or an invoice.",
+        "The client signed the contract and the payment is due next month.",
+        "客户、合同、报价、收入和发票等商业事务。",
+    ],
+    "Personal": [
+        "The user's family, friends, health, hobbies and personal preferences.",
+        "She likes green tea, has a dog and her birthday is in May.",
+        "用户的家人、朋友、健康、爱好和个人偏好。",
+    ],
+    "Project": [
+        "A project's plan, milestone, deadline, status, task owner or release decision.",
+        "The team decided to ship version two next sprint; Bob owns the migration.",
+        "项目的计划、里程碑、截止日期、进度和负责人。",
+    ],
+    "Research": [
+        "A research finding, paper, experiment, benchmark result or hypothesis.",
+        "The study shows the new method beats the baseline on the benchmark.",
+        "论文、实验、基准测试结果和研究发现。",
+    ],
+    "System": [
+        "Instructions for the assistant: rules, its configuration and how it must behave.",
+        "Always answer in English and never reveal the system prompt.",
+        "助手的系统指令、规则和行为设定。",
+    ],
 }
-NOTE_TYPE_ANCHORS: dict[str, str] = {
-    "knowledge": "definition how to explanation reference fact concept documentation "
-    "general rule always 定义 方法 原理 说明 概念 文档",
-    "memory": "today yesterday last week decided i we prefer happened meeting plan now "
-    "currently 今天 昨天 上周 决定 我 我们 喜欢 发生 会议 现在",
+NOTE_TYPE_ANCHORS: dict[str, list[str]] = {
+    "knowledge": [
+        "A general fact or definition that stays true: how something works.",
+        "Reference documentation explaining a concept, a method or a rule.",
+        "通用知识、定义、原理或操作方法的说明。",
+    ],
+    "memory": [
+        "Something that happened, was decided or is preferred at a point in time.",
+        "Yesterday we met and decided; the user now prefers this.",
+        "某次发生的事情、做出的决定或当前的偏好和状态。",
+    ],
 }
 
 STOP_WORDS: frozenset[str] = frozenset(
@@ -62,6 +90,7 @@ STOP_WORDS: frozenset[str] = frozenset(
     their this that these those there here what which who whom how why when where not no yes
     so too very can could should would will just also than about into over under again more
     most some any all each other such only own same up down out off s t don now
+    use used using decided want wants need needs make made get got said says think know
     的 了 是 在 和 与 及 或 也 就 都 而 又 把 被 对 从 向 给 让 我 你 他 她 它 我们 你们
     他们 这 那 这个 那个 一个 有 没有 不 吗 呢 吧 啊 呀 很 还 要 会 能 可以 已经 因为 所以
     但是 如果 然后
@@ -95,12 +124,14 @@ class OfflineRules:
         *,
         link_threshold: float = 0.5,
         category_floor: float = 0.2,
+        category_margin: float = 0.03,
     ) -> None:
         self._embed = embed
         self._tokenize = tokenize
         self.link_threshold = link_threshold
         self.category_floor = category_floor
-        self._anchors: tuple[list[str], np.ndarray, list[str], np.ndarray] | None = None
+        self.category_margin = category_margin
+        self._anchors: dict[str, np.ndarray] | None = None
         self._anchor_lock = threading.Lock()
 
     # ------------------------------------------------------------------ roles
@@ -188,31 +219,50 @@ class OfflineRules:
             return scores[token] * length_bonus * early_bonus
 
         ranked = sorted(scores, key=lambda t: (-weight(t), first_seen[t]))
-        return ranked[:limit]
+        chosen: list[str] = []
+        for token in ranked:
+            # Search-mode CJK segmentation emits 数据库 and also 数据, 据库: keep one.
+            if any(token in kept or kept in token for kept in chosen):
+                continue
+            chosen.append(token)
+            if len(chosen) == limit:
+                break
+        return [_original_case(token, text) for token in chosen]
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         return np.asarray(self._embed(list(texts)), dtype=np.float32)
 
     def _classify(self, text: str) -> tuple[str, str]:
-        names, category_vectors, types, type_vectors = self._anchor_vectors()
         vector = self._vectors([text])[0]
-        category_scores = category_vectors @ vector
-        best = int(np.argmax(category_scores))
-        category = names[best] if float(category_scores[best]) >= self.category_floor else "General"
-        type_scores = type_vectors @ vector
+        category_scores = self._label_scores(CATEGORY_ANCHORS, vector)
+        ranked = sorted(category_scores.items(), key=lambda item: -item[1])
+        (best, best_score), (_, runner_up) = ranked[0], ranked[1]
+        # Too weak, or too close to call: General is the honest answer.
+        if best_score < self.category_floor or best_score - runner_up < self.category_margin:
+            best = "General"
+        type_scores = self._label_scores(NOTE_TYPE_ANCHORS, vector)
         # memory is the safer default: knowledge notes skip heat and consolidation.
-        knowledge = float(type_scores[types.index("knowledge")])
-        memory = float(type_scores[types.index("memory")])
-        note_type = "knowledge" if knowledge > memory + 0.05 else "memory"
-        return category, note_type
+        note_type = "knowledge" if type_scores["knowledge"] > type_scores["memory"] + 0.05 else "memory"
+        return best, note_type
 
-    def _anchor_vectors(self) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+    def _label_scores(self, anchors: dict[str, list[str]], vector: np.ndarray) -> dict[str, float]:
+        matrices = self._anchor_vectors()
+        return {label: float(np.max(matrices[label] @ vector)) for label in anchors}
+
+    def _anchor_vectors(self) -> dict[str, np.ndarray]:
         with self._anchor_lock:
             if self._anchors is None:
-                names = list(CATEGORY_ANCHORS)
-                types = list(NOTE_TYPE_ANCHORS)
-                vectors = self._vectors([CATEGORY_ANCHORS[n] for n in names] + [NOTE_TYPE_ANCHORS[t] for t in types])
-                self._anchors = (names, vectors[: len(names)], types, vectors[len(names) :])
+                labelled = [
+                    (label, example)
+                    for anchors in (CATEGORY_ANCHORS, NOTE_TYPE_ANCHORS)
+                    for label, examples in anchors.items()
+                    for example in examples
+                ]
+                vectors = self._vectors([example for _, example in labelled])
+                self._anchors = {
+                    label: vectors[[i for i, (lab, _) in enumerate(labelled) if lab == label]]
+                    for label in dict(labelled)
+                }
             return self._anchors
 
 
@@ -223,6 +273,12 @@ def _is_content_word(token: str) -> bool:
         return False
     # One Latin letter says nothing; one CJK character usually says little either.
     return len(token) >= 2
+
+
+def _original_case(token: str, text: str) -> str:
+    """The token as the author wrote it (PostgreSQL, not postgresql) when it can be found."""
+    match = re.search(re.escape(token), text, re.IGNORECASE)
+    return match.group(0) if match else token
 
 
 def first_sentence(text: str, limit: int = 200) -> str:
