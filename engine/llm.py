@@ -31,7 +31,7 @@ from engine.llm_parse import (
     validate_merge,
     validate_note_fields,
 )
-from engine.llm_providers import ClientPool, complete
+from engine.llm_providers import ClientPool, Completion, complete
 from engine.llm_types import (
     Candidate,
     ConflictFinding,
@@ -276,17 +276,17 @@ class LLM:
 
     # ------------------------------------------------------------------ plumbing
 
-    def call_role(self, role: str, variables: Mapping[str, object]) -> str | None:
-        """Raw reply text for a role's prompt (no parsing, no record); None on failure."""
+    def call_role(self, role: str, variables: Mapping[str, object], *, agent_id: str | None = None) -> str | None:
+        """Raw reply text for a role's prompt, unparsed; None when offline or on failure."""
         tier = self.config.tier_for(role)
         if tier.provider == "none":
             return None
-        prompt = prompts.render(role, self.config.prompt_locale, variables)
-        try:
-            return complete(self.clients.get(tier), tier, prompt, BUDGETS[role]).text
-        except Exception:
-            log.warning("llm %s call failed", role, exc_info=True)
+        started = time.monotonic()
+        reply = self._send(role, tier, prompts.render(role, self.config.prompt_locale, variables), agent_id, started)
+        if reply is None:
             return None
+        self._record(role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out))
+        return reply.text
 
     def _run(self, call: _Call[T], agent_id: str | None) -> T:
         tier = self.config.tier_for(call.role)
@@ -295,17 +295,8 @@ class LLM:
         # A render failure is our bug (wrong variables), so it is allowed to raise.
         prompt = prompts.render(call.role, self.config.prompt_locale, call.variables)
         started = time.monotonic()
-        try:
-            reply = complete(self.clients.get(tier), tier, prompt, BUDGETS[call.role])
-        except Exception as exc:  # SDK errors, timeouts, connection refused, bad payloads
-            self._record(
-                call.role,
-                tier,
-                agent_id,
-                started,
-                outcome="provider_error",
-                error=f"{type(exc).__name__}: {exc}"[:500],
-            )
+        reply = self._send(call.role, tier, prompt, agent_id, started)
+        if reply is None:
             return call.default
         value = parse_reply(reply.text, call.validate)
         if value is None:
@@ -321,6 +312,23 @@ class LLM:
             return call.default
         self._record(call.role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out))
         return value
+
+    def _send(
+        self, role: str, tier: TierConfig, prompt: str, agent_id: str | None, started: float
+    ) -> Completion | None:
+        """One provider round trip; a failure is recorded here and comes back as None."""
+        try:
+            return complete(self.clients.get(tier), tier, prompt, BUDGETS[role])
+        except Exception as exc:  # SDK errors, timeouts, connection refused, bad payloads
+            self._record(
+                role,
+                tier,
+                agent_id,
+                started,
+                outcome="provider_error",
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
+            return None
 
     def _run_offline(self, call: _Call[T], tier: TierConfig, agent_id: str | None) -> T:
         started = time.monotonic()
