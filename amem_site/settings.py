@@ -144,6 +144,8 @@ AMEM_QDRANT_PATH = Path(env_str("AMEM_QDRANT_PATH", str(AMEM_DATA_DIR / "qdrant"
 AMEM_QDRANT_COLLECTION = env_str("AMEM_QDRANT_COLLECTION", "amem_notes")
 # "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
 # until the web process syncs them). Set by the Makefile / deployment per process.
+# Where management commands reach the running server when it owns the embedded index.
+AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "http://127.0.0.1:8000")
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 
 # --- Engine constants (defaults as the seed engine; see docs/configuration.md) --

@@ -5,8 +5,10 @@ Rules: the owner always may; otherwise the caller must be listed in
 invisible to everyone. Subjects: a search scoped to a subject sees that
 subject's notes and world facts (``subjects == []``), never another person's.
 
-Mode A: agents without their own collection share one index, filtered here.
-Mode B: an agent with ``collection`` set has its own index; nothing crosses it.
+Mode A: agents without their own collection share one index, filtered here by
+the reader rules (so an admin can grant one agent another's note).
+Mode B: an agent with ``collection`` set has its own index; nothing crosses it,
+in either direction, whatever the reader lists say.
 
 The same rules exist in three shapes, kept side by side so they cannot drift:
 Python predicates (one note), a Django ``Q`` (database reads) and neutral
@@ -54,19 +56,25 @@ def subject_allows(note: Note, subject: str | None) -> bool:
 
 
 def readable_q(agent: Agent) -> Q:
-    """Database filter for notes ``agent`` may read (the caller re-checks per note)."""
-    scope = Q(agent_id=agent.id) if agent.collection else Q(agent_id__in=[agent.id, SHARED_AGENT])
-    return scope & Q(is_active=True)
+    """Database pre-filter: active notes in ``agent``'s index partition.
+
+    The reader lists are checked per note by ``can_read`` (JSON containment is
+    not portable across SQLite and PostgreSQL).
+    """
+    if agent.collection:
+        return Q(is_active=True, agent_id=agent.id)
+    mode_b_agents = Agent.objects.exclude(collection="").values("pk")
+    return Q(is_active=True) & ~Q(agent_id__in=mode_b_agents)
 
 
 def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | None = None) -> IndexFilter:
     """Conditions for every index query on behalf of ``agent``."""
-    must: list = [Eq("status", ACTIVE)]
+    # Mode A: the shared collection holds every Mode A agent's notes and the shared ones;
+    # the reader clause decides (own notes, shared "*" notes, notes an admin granted).
+    # Mode B: the agent's own collection, and only its own notes in it.
+    must: list = [Eq("status", ACTIVE), AnyOf((Eq("owner", agent.id), In("readers", (agent.id, EVERYONE))))]
     if agent.collection:
         must.append(Eq("agent_id", agent.id))
-    else:
-        must.append(In("agent_id", (agent.id, SHARED_AGENT)))
-    must.append(AnyOf((Eq("owner", agent.id), In("readers", (agent.id, EVERYONE)))))
     if subject:
         must.append(AnyOf((Eq("subjects", subject), Empty("subjects"))))
     if note_type:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+from engine.errors import IndexLocked
 from engine.retrieval import search
+from memories.local_api import result_dict
+from memories.local_bridge import call_server
 from memories.management.base import AmemCommand
 
 
@@ -19,18 +22,16 @@ class Command(AmemCommand):
         parser.add_argument("--json", action="store_true", help="one JSON object per result")
 
     def handle(self, *args, query, agent, limit, subject, **options):
-        results = search(query, self.agent(agent), limit=limit, subject=subject)
-        if not results:
+        try:
+            rows = [result_dict(r) for r in search(query, self.agent(agent), limit=limit, subject=subject)]
+        except IndexLocked as locked:
+            # The server owns the embedded index: ask it to run the same search.
+            payload = {"agent": agent, "query": query, "limit": limit, "subject": subject}
+            rows = call_server("search", payload, locked=locked)["results"]
+        if not rows:
             self.stdout.write("no memories found")
-        for r in results:
+        for row in rows:
             if options["json"]:
-                self.stdout.write(_json_line(r))
+                self.stdout.write(json.dumps(row, ensure_ascii=False))
             else:
-                self.stdout.write(f"{r.similarity:5.2f}  {r.via:5}  {r.note.pk}  {r.note.content}")
-
-
-def _json_line(r) -> str:
-    return json.dumps(
-        {"id": str(r.note.pk), "content": r.note.content, "via": r.via, "similarity": r.similarity, "rrf": r.rrf},
-        ensure_ascii=False,
-    )
+                self.stdout.write(f"{row['similarity']:5.2f}  {row['via']:5}  {row['id']}  {row['content']}")

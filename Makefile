@@ -1,0 +1,47 @@
+# amem: two commands on a fresh machine.
+#   make run   — venv, install, migrate, demo data, web + worker on 127.0.0.1:8000
+#   make test  — the test suite (SQLite); make test-postgres runs it on PostgreSQL too
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+
+.PHONY: install run serve test test-postgres bench-scale clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# torch first, pinned to the CPU wheel (anything else pulls a multi-GB CUDA build)
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --verbosity 0
+	$(PY) manage.py amem_bootstrap
+	$(MAKE) --no-print-directory serve
+
+# Web (owns the embedded index) + one django-q2 worker (never opens it).
+serve:
+	@echo "amem on http://$(HOST):$(PORT)/  (admin: /admin/, API docs: /api/v1/docs, Ctrl-C stops both)"
+	@AMEM_PROCESS_ROLE=worker $(PY) manage.py qcluster & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(PY) manage.py runserver $(HOST):$(PORT) --noreload --insecure
+
+test: install
+	$(VENV)/bin/pytest
+
+test-postgres: install
+	DATABASE_URL=$(PG_URL) $(VENV)/bin/pytest
+
+bench-scale: install
+	$(PY) bench/scale.py
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,71 @@
+"""Let management commands reach the index while the server owns it.
+
+The embedded Qdrant shard is locked by the serving process. A command that
+finds it locked sends its request to that server's local endpoints instead,
+authenticated by a token file in the data dir: whoever can read that file can
+read the database next to it anyway, so it grants nothing new.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+
+from engine.errors import AmemError, IndexLocked
+
+TOKEN_FILE = "local.token"
+
+
+def token_path() -> Path:
+    return Path(settings.AMEM_DATA_DIR) / TOKEN_FILE
+
+
+def local_token() -> str:
+    """The data dir's local token, created (mode 0600) on first use."""
+    path = token_path()
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token)
+    return token
+
+
+def token_matches(presented: str) -> bool:
+    return hmac.compare_digest(presented.encode(), local_token().encode())
+
+
+def call_server(endpoint: str, payload: dict, *, locked: IndexLocked) -> dict:
+    """POST to the running server's local API; explain plainly when that is not possible."""
+    url = f"{settings.AMEM_SERVER_URL.rstrip('/')}/api/v1/local/{endpoint}"
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(payload).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {local_token()}"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")
+        try:
+            detail = json.loads(detail).get("detail", detail)
+        except ValueError:
+            pass
+        raise AmemError(f"the server refused: {detail}") from None
+    except (urllib.error.URLError, OSError):
+        raise AmemError(
+            f"{locked} No server answered at {settings.AMEM_SERVER_URL} either "
+            "(set AMEM_SERVER_URL if it runs elsewhere)."
+        ) from None

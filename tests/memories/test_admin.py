@@ -1,0 +1,71 @@
+"""Django admin: login works; access edits reach the index; keys are revocable."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from engine.retrieval import search
+from engine.write import add_episodic
+from memories.models import ApiKey, Note
+
+
+@pytest.fixture
+def admin_client(client, db):
+    get_user_model().objects.create_superuser("root", "", "pw-for-tests")
+    assert client.login(username="root", password="pw-for-tests")
+    return client
+
+
+def test_admin_login_page_and_changelists_render(admin_client, alice, store):
+    add_episodic("An admin can browse this note in the list.", alice)
+    for url in ["/admin/", "/admin/memories/note/", "/admin/memories/agent/", "/admin/memories/apikey/"]:
+        assert admin_client.get(url).status_code == 200, url
+
+
+def test_the_admin_requires_login(client, db):
+    assert client.get("/admin/memories/note/").status_code == 302
+
+
+def test_granting_a_reader_in_admin_reindexes_the_note(admin_client, alice, bob, store,
+                                                       django_capture_on_commit_callbacks):
+    note = add_episodic("Alice's recipe for plum dumplings uses quark.", alice)
+    assert search("plum dumplings recipe", bob) == []
+    url = f"/admin/memories/note/{note.pk}/change/"
+    form = admin_client.get(url).context["adminform"].form
+    data = {k: form.initial.get(k) for k in form.fields}
+    data.update({
+        "readers": '["alice", "bob"]', "writers": '["alice"]', "keywords": "[]", "tags": "[]", "topics": "[]",
+        "subjects": "[]", "sources": "[]", "low_quality_reasons": "[]", "conflicts_with": "[]",
+        "created_at_0": note.created_at.strftime("%Y-%m-%d"), "created_at_1": note.created_at.strftime("%H:%M:%S"),
+        "out_links-TOTAL_FORMS": "0", "out_links-INITIAL_FORMS": "0",
+        "events-TOTAL_FORMS": "1", "events-INITIAL_FORMS": "1",
+        "events-0-id": str(note.events.get().pk), "events-0-note": str(note.pk),
+    })
+    data = {k: ("" if v is None else v) for k, v in data.items()}
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors if response.context else ""
+    note.refresh_from_db()
+    assert note.readers == ["alice", "bob"] and not note.index_dirty
+    assert note.events.filter(action="admin_edit").exists()
+    assert search("plum dumplings recipe", bob)[0].note == note
+
+
+def test_keys_can_be_revoked_from_the_admin(admin_client, alice):
+    key, raw = ApiKey.issue(alice)
+    admin_client.post("/admin/memories/apikey/", {"action": "revoke", "_selected_action": [key.pk]})
+    assert ApiKey.authenticate(raw) is None
+    assert Note.objects.count() == 0
+
+
+def test_healthz_reports_database_and_index(client, store, db):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": True, "index": True}
+
+
+def test_healthz_is_503_when_the_index_is_down(client, store, db, monkeypatch):
+    monkeypatch.setattr(store, "ping", lambda: False)
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.json()["index"] is False

@@ -1,0 +1,107 @@
+"""Management commands: agents and keys, add, search, bootstrap, the local bridge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from engine.errors import IndexLocked
+from memories.management.commands import amem_search
+from memories.models import Agent, ApiKey, Note
+
+
+def run(*args) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_agent_create_prints_a_working_key_once_and_stores_only_its_hash(db):
+    out = run("amem_agent", "create", "writer", "--name", "Writer")
+    raw = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("api key:"))
+    key = ApiKey.objects.get(agent_id="writer")
+    assert raw not in (key.hashed, key.prefix) and key.prefix == raw[:12]
+    assert ApiKey.authenticate(raw).agent_id == "writer"
+    assert ApiKey.authenticate(raw + "x") is None
+
+
+def test_agent_create_refuses_duplicates_and_bad_ids(db):
+    run("amem_agent", "create", "writer")
+    with pytest.raises(CommandError, match="already exists"):
+        run("amem_agent", "create", "writer")
+    with pytest.raises(CommandError, match="id"):
+        run("amem_agent", "create", "Not A Slug!")
+    with pytest.raises(CommandError, match="reserved"):
+        run("amem_agent", "create", "shared")
+    assert list(Agent.objects.values_list("pk", flat=True)) == ["writer"]
+
+
+def test_revoked_keys_stop_authenticating_and_list_shows_them(db):
+    out = run("amem_agent", "create", "writer")
+    raw = out.split("api key: ")[1].split()[0]
+    run("amem_agent", "revoke", raw[:10])
+    assert ApiKey.authenticate(raw) is None
+    listing = run("amem_agent", "list")
+    assert "writer" in listing and "revoked" in listing
+    with pytest.raises(CommandError, match="no live key"):
+        run("amem_agent", "revoke", raw[:10])
+
+
+def test_a_new_key_can_be_issued_for_an_existing_agent(db):
+    run("amem_agent", "create", "writer")
+    raw = run("amem_agent", "key", "writer").split("api key: ")[1].split()[0]
+    assert ApiKey.authenticate(raw).agent_id == "writer"
+    assert ApiKey.objects.filter(agent_id="writer").count() == 2
+
+
+def test_add_then_search_from_the_command_line(alice, store):
+    note_id = run("amem_add", "--agent", "alice", "--subject", "alex", "Alex waters the ficus every Sunday.").strip()
+    assert Note.objects.get(pk=note_id).subjects == ["alex"]
+    rows = [json.loads(line) for line in run("amem_search", "--agent", "alice", "--json", "ficus").splitlines()]
+    assert rows[0]["id"] == note_id and rows[0]["via"] == "match"
+
+
+def test_commands_report_engine_errors_as_one_line(alice, store):
+    with pytest.raises(CommandError, match="quality"):
+        run("amem_add", "--agent", "alice", "short")
+    with pytest.raises(CommandError, match="no active agent"):
+        run("amem_search", "--agent", "ghost", "anything")
+
+
+def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db):
+    first = run("amem_bootstrap", "--admin-password", "s3cret-pass")
+    assert "admin user: admin" in first and "demo agent key:" in first
+    demo_count = Note.objects.filter(agent_id="demo").count()
+    assert demo_count >= 15
+    second = run("amem_bootstrap")
+    assert "exists" in second and "key" not in second.split("demo agent")[1].split("\n")[0]
+    assert Note.objects.filter(agent_id="demo").count() == demo_count
+    results = run("amem_search", "--agent", "demo", "what coffee does alex like")
+    assert "flat white" in results.splitlines()[0]
+
+
+def test_search_goes_through_the_server_when_it_owns_the_index(alice, store, live_server, settings, monkeypatch):
+    settings.AMEM_SERVER_URL = live_server.url
+    run("amem_add", "--agent", "alice", "The greenhouse heater turns on below five degrees.")
+
+    def locked(*args, **kwargs):
+        raise IndexLocked("the embedded index is open in another process")
+
+    monkeypatch.setattr(amem_search, "search", locked)  # this process may not open it; the server may
+    rows = [json.loads(line) for line in run("amem_search", "--agent", "alice", "--json", "greenhouse").splitlines()]
+    assert rows[0]["content"] == "The greenhouse heater turns on below five degrees."
+
+
+def test_without_a_server_a_locked_index_is_explained(alice, settings, monkeypatch, db):
+    settings.AMEM_SERVER_URL = "http://127.0.0.1:9"
+
+    def locked(*args, **kwargs):
+        raise IndexLocked("the embedded index is open in another process.")
+
+    monkeypatch.setattr(amem_search, "search", locked)
+    with pytest.raises(CommandError, match="open in another process.*No server answered"):
+        run("amem_search", "--agent", "alice", "anything")
