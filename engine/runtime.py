@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import threading
 
+from dataclasses import asdict
+
 from engine.config import get_config
 from engine.embeddings import Embedder, get_embedder
-from engine.errors import IndexUnavailable
+from engine.errors import ConfigError, IndexUnavailable
+from engine.llm import LLM, LlmCallRecord, build_llm
+from engine.offline import OfflineRules
 from engine.store import ClientStore, EdgeStore, VectorStore
+from engine.tokenize import tokenize
 
 _store: VectorStore | None = None
 _model_override: str | None = None
+_llm: LLM | None = None
 _lock = threading.Lock()
 
 
@@ -67,3 +73,42 @@ def close_store() -> None:
     old = set_store(None)
     if old is not None:
         old.close()
+
+
+def record_llm_call(record: LlmCallRecord) -> None:
+    """Keep the accounting row for the dashboard; accounting never breaks a write."""
+    from memories.models import LlmCall
+
+    try:
+        row = asdict(record)
+        row["agent_id"] = row.get("agent_id") or ""
+        row["error"] = row.get("error") or ""
+        LlmCall.objects.create(**row)
+    except Exception:  # noqa: BLE001 — a failed insert must not fail the caller's operation
+        import logging
+
+        logging.getLogger("engine.runtime").warning("could not record an LLM call", exc_info=True)
+
+
+def llm() -> LLM:
+    """The process's LLM façade (settings: AMEM_LLM_ENV > AMEM_LLM > defaults)."""
+    global _llm
+    if _llm is not None:
+        return _llm
+    from django.conf import settings
+
+    with _lock:
+        if _llm is None:
+            offline = OfflineRules(lambda texts: embedder().encode(list(texts)), tokenize)
+            try:
+                _llm = build_llm(settings.AMEM_LLM_ENV, settings.AMEM_LLM, recorder=record_llm_call, offline=offline)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
+    return _llm
+
+
+def reset_llm() -> None:
+    """Forget the LLM façade so the next call rebuilds it from settings (tests, reconfiguration)."""
+    global _llm
+    with _lock:
+        _llm = None
