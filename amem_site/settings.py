@@ -14,6 +14,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from engine.llm_config import resolve_llm_config
+
 from amem_site.env import (
     env_bool,
     env_choice,
@@ -177,6 +179,10 @@ AMEM_LLM_ENV = env_prefixed(
     extra=("AMEM_PROMPT_LOCALE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
 )
 AMEM_LLM: dict[str, object] = {}
+try:  # a malformed LLM variable (e.g. AMEM_LLM_TIMEOUT=soon) stops start-up, naming it
+    resolve_llm_config(AMEM_LLM_ENV, AMEM_LLM)
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None
 
 # --- Task queue (django-q2) --------------------------------------------------
 _redis_url = env_str("AMEM_REDIS_URL", "")
