@@ -36,7 +36,7 @@ def test_granting_a_reader_in_admin_reindexes_the_note(admin_client, alice, bob,
     data = {k: form.initial.get(k) for k in form.fields}
     data.update({
         "readers": '["alice", "bob"]', "writers": '["alice"]', "keywords": "[]", "tags": "[]", "topics": "[]",
-        "subjects": "[]", "sources": "[]", "low_quality_reasons": "[]", "conflicts_with": "[]",
+        "subjects": "[]", "sources": "[]", "low_quality_reasons": "[]",
         "created_at_0": note.created_at.strftime("%Y-%m-%d"), "created_at_1": note.created_at.strftime("%H:%M:%S"),
         "out_links-TOTAL_FORMS": "0", "out_links-INITIAL_FORMS": "0",
         "events-TOTAL_FORMS": "1", "events-INITIAL_FORMS": "1",
