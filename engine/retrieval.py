@@ -1,12 +1,15 @@
-"""Search: dense + BM25 from the index, fused by RRF, read back from the database.
+"""Search: dense + BM25 from the index → RRF → heat → top-K → link walk (DESIGN §4).
 
-Every scope filter is inside both index queries (memories/access.py builds
-them); results are re-read from the database and re-checked, so a stale index
-entry can never surface a retired or foreign note (DESIGN §2, §4).
+Every scope filter (agent, subject, topics) is inside both index queries
+(memories/access.py builds them). Candidates are re-read from the database and
+re-checked there, so a stale index entry can never surface a retired or foreign
+note (DESIGN §2). Only the returned matches are heated; link results and
+internal look-ups never are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,14 +18,16 @@ from django.utils import timezone
 
 from engine import indexer, runtime
 from engine.config import get_config
-from engine.embeddings import from_bytes
 from engine.errors import InvalidInput
-from engine.store import Hit, bm25_query_vector, cosine
+from engine.retrieval_heat import heat_factor
+from engine.retrieval_links import note_cosine, walk_links
+from engine.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.tokenize import tokenize
 from memories import access
 from memories.models import Agent, Note
 
 MAX_LIMIT = 100
+MAX_TOPICS = 20
 
 
 @dataclass
@@ -34,6 +39,23 @@ class Result:
     explain: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Pipeline:
+    """Which stages run; the defaults are the product. The benchmarks switch stages off."""
+
+    dense: bool = True
+    lexical: bool = True
+    heat_boost: bool = True
+    # Pool per leg: min(max(pool_factor·limit, pool_min), visible) (DESIGN §4).
+    pool_factor: int = 4
+    pool_min: int = 20
+    # Drop function words from the BM25 query (documents keep them; IDF handles them there).
+    query_stop_words: bool = True
+
+
+FULL = Pipeline()
+
+
 def rrf_fuse(ranked_lists: list[list[str]], k: int) -> dict[str, float]:
     """Reciprocal rank fusion with 1-based ranks: each list adds 1/(k + rank)."""
     scores: dict[str, float] = {}
@@ -43,8 +65,51 @@ def rrf_fuse(ranked_lists: list[list[str]], k: int) -> dict[str, float]:
     return scores
 
 
-def dense_pool_size(limit: int, visible: int) -> int:
-    return min(max(4 * limit, 20), visible)
+def dense_pool_size(limit: int, visible: int, pipeline: Pipeline = FULL) -> int:
+    return min(max(pipeline.pool_factor * limit, pipeline.pool_min), visible)
+
+
+def clean_topics(topics: object) -> tuple[str, ...]:
+    """Requested topics, case-folded and de-duplicated; a bad value is an InvalidInput."""
+    if topics is None:
+        return ()
+    if isinstance(topics, str) or not isinstance(topics, Sequence):
+        raise InvalidInput("topics_filter must be a list of strings")
+    cleaned: list[str] = []
+    for topic in topics:
+        if not isinstance(topic, str) or not topic.strip():
+            raise InvalidInput("topics_filter must hold non-empty strings")
+        if topic.strip().casefold() not in cleaned:
+            cleaned.append(topic.strip().casefold())
+    if len(cleaned) > MAX_TOPICS:
+        raise InvalidInput(f"topics_filter may hold at most {MAX_TOPICS} topics")
+    return tuple(cleaned)
+
+
+def topics_conditions(topics: tuple[str, ...]) -> tuple[Condition, ...]:
+    """Per topic: not a knowledge note, or a knowledge note carrying it (AND over topics)."""
+    not_knowledge = Not(Eq("note_type", Note.KNOWLEDGE))
+    return tuple(AnyOf((not_knowledge, Eq("topics", t))) for t in topics)
+
+
+def topics_allow(note: Note, topics: tuple[str, ...]) -> bool:
+    if not topics or note.note_type != Note.KNOWLEDGE:
+        return True
+    have = {t.casefold() for t in note.topics or []}
+    return all(t in have for t in topics)
+
+
+def query_tokens(query: str, pipeline: Pipeline) -> list[str]:
+    tokens = tokenize(query, drop_stop_words=pipeline.query_stop_words)
+    # A query made only of function words still deserves a lexical leg.
+    return tokens or tokenize(query)
+
+
+def embed_query(query: str) -> np.ndarray:
+    embedder = runtime.embedder()
+    # Asymmetric models (E5) embed queries differently from passages.
+    encode = getattr(embedder, "encode_query", None) or embedder.encode_one
+    return encode(query)
 
 
 def search(
@@ -53,43 +118,92 @@ def search(
     *,
     limit: int = 5,
     subject: str | None = None,
+    topics_filter: Sequence[str] | None = None,
+    explain: bool = False,
     heat: bool = True,
+    links: bool = True,
+    link_min_sim: float | None = None,
+    pipeline: Pipeline = FULL,
+    query_vector: np.ndarray | None = None,
 ) -> list[Result]:
-    """Top ``limit`` notes for ``query`` that ``agent`` may read."""
+    """Top ``limit`` notes for ``query`` that ``agent`` may read, then notes linked to them.
+
+    ``heat`` bumps the returned matches' retrieval counters; ``links`` walks the
+    link graph (gate ``link_min_sim``, default from config; 0 switches it off);
+    ``query_vector`` lets a batch evaluation embed its queries in one go.
+    """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
-    if not 1 <= limit <= MAX_LIMIT:
+    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    topics = clean_topics(topics_filter)
     cfg = get_config()
     if indexer.has_dirty():
         indexer.sync_dirty()
     store = runtime.store()
     collection = access.collection_for(agent)
-    flt = access.index_filter(agent, subject=subject)
-    visible = store.count(collection, flt)
-    if visible == 0:
-        return []
-    pool = dense_pool_size(limit, visible)
-    qvec = runtime.embedder().encode_one(query)
-    dense = store.query_dense(collection, qvec, flt, pool)
-    lexical = store.query_sparse(collection, bm25_query_vector(tokenize(query)), flt, pool)
+    flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))
+    # Asking for more than exist just returns what exists, so no count round trip is needed.
+    pool = dense_pool_size(limit, 10**9, pipeline)
+    qvec = query_vector if query_vector is not None else embed_query(query)
+
+    dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense else []
+    lexical: list[Hit] = []
+    if pipeline.lexical:
+        lexical = store.query_sparse(collection, bm25_query_vector(query_tokens(query, pipeline)), flt, pool)
     fused = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k)
-    ranked = sorted(fused, key=lambda i: -fused[i])
-    notes = access.visible_notes(agent, ranked, subject=subject)[:limit]
-    dense_scores = {h.id: h.score for h in dense}
-    results = [
-        Result(n, "match", dense_scores.get(str(n.pk)) or _similarity(qvec, n), fused[str(n.pk)]) for n in notes
+    if not fused:
+        return []
+
+    # The database decides what may be shown, whatever the index still holds.
+    candidates = [
+        n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)
     ]
-    if heat and results:
-        Note.objects.filter(pk__in=[r.note.pk for r in results]).update(
-            retrieval_count=F("retrieval_count") + 1, last_accessed=timezone.now()
+    now = timezone.now()
+    weight = cfg.heat_weight if pipeline.heat_boost else 0.0
+    heats = {str(n.pk): heat_factor(n, now, weight) for n in candidates}
+    order = {note_id: i for i, note_id in enumerate(fused)}
+    candidates.sort(key=lambda n: (-fused[str(n.pk)] * heats[str(n.pk)], order[str(n.pk)]))
+    matches = candidates[:limit]
+
+    dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
+    lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
+    results: list[Result] = []
+    for note in matches:
+        key = str(note.pk)
+        # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
+        similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note)
+        result = Result(note, "match", similarity, fused[key])
+        if explain:
+            result.explain = {
+                "dense_rank": dense_at.get(key, (None, None))[0],
+                "dense_score": dense_at.get(key, (None, None))[1],
+                "bm25_rank": lexical_at.get(key, (None, None))[0],
+                "bm25_score": lexical_at.get(key, (None, None))[1],
+                "rrf": fused[key],
+                "heat": heats[key],
+                "score": fused[key] * heats[key],
+                "hop": 0,
+                "parent": None,
+            }
+        results.append(result)
+
+    if links and cfg.bfs_hops > 0 and cfg.bfs_max_extra > 0 and matches:
+        gate = cfg.bfs_min_sim if link_min_sim is None else link_min_sim
+        walked = walk_links(
+            matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
+        )
+        for linked in walked:
+            result = Result(linked.note, "link", linked.similarity, 0.0)
+            if explain:
+                result.explain = {"similarity": linked.similarity, "rrf": 0.0, "hop": linked.hop, "parent": linked.parent}
+            results.append(result)
+
+    if heat and matches:
+        Note.objects.filter(pk__in=[n.pk for n in matches]).update(
+            retrieval_count=F("retrieval_count") + 1, last_accessed=now
         )
     return results
 
 
-def _similarity(qvec: np.ndarray, note: Note) -> float:
-    vector = from_bytes(note.embedding)
-    return cosine(qvec, vector) if vector is not None else 0.0
-
-
-__all__ = ["Hit", "Result", "rrf_fuse", "search"]
+__all__ = ["FULL", "Hit", "Pipeline", "Result", "dense_pool_size", "rrf_fuse", "search"]

@@ -1,0 +1,87 @@
+"""The link walk after the matches: breadth-first over Link rows, gated by relevance.
+
+Seed semantics (research/seed-engine.md §6): the queue starts with the matches
+at hop 0 and expands while hop < ``hops``; links are followed in stored order;
+a note is marked visited *before* the gate, so a note gated out on one path is
+never admitted through another; at most ``max_extra`` notes are added. Only
+admitted notes are expanded further. Every candidate is re-read through
+``memories.access.visible_notes``, so a link never leaks a retired, foreign or
+out-of-subject note.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.embeddings import from_bytes
+from engine.store import cosine
+from memories import access
+from memories.models import Agent, Link, Note
+
+
+@dataclass(frozen=True)
+class LinkedNote:
+    note: Note
+    similarity: float
+    hop: int
+    parent: str
+
+
+def note_cosine(qvec: np.ndarray, note: Note) -> float:
+    vector = from_bytes(note.embedding)
+    return cosine(qvec, vector) if vector is not None else 0.0
+
+
+def _targets(sources: Sequence[str]) -> dict[str, list[str]]:
+    """Outgoing link targets of each source, in stored (creation) order."""
+    out: dict[str, list[str]] = defaultdict(list)
+    rows = Link.objects.filter(source_id__in=list(sources)).order_by("created_at", "pk")
+    for source_id, target_id in rows.values_list("source_id", "target_id"):
+        out[str(source_id)].append(str(target_id))
+    return out
+
+
+def walk_links(
+    matches: Sequence[Note],
+    qvec: np.ndarray,
+    agent: Agent,
+    *,
+    subject: str | None,
+    hops: int,
+    min_sim: float,
+    max_extra: int,
+) -> list[LinkedNote]:
+    """Notes reached from ``matches`` within ``hops`` links, in discovery order."""
+    visited = {str(n.pk) for n in matches}
+    frontier = [str(n.pk) for n in matches]
+    found: list[LinkedNote] = []
+    hop = 0
+    while frontier and hop < hops and len(found) < max_extra:
+        hop += 1
+        targets = _targets(frontier)
+        # One read for the whole level; order is restored from the link order below.
+        wanted = [t for s in frontier for t in targets.get(s, []) if t not in visited]
+        readable = {str(n.pk): n for n in access.visible_notes(agent, dict.fromkeys(wanted), subject=subject)}
+        next_frontier: list[str] = []
+        for source in frontier:
+            for target in targets.get(source, []):
+                if target in visited:
+                    continue
+                visited.add(target)  # before the gate: a gated-out note stays out
+                note = readable.get(target)
+                if note is None:
+                    continue
+                similarity = note_cosine(qvec, note)
+                # A gate of 0 (or below) switches it off, as in the seed.
+                if min_sim > 0 and similarity < min_sim:
+                    continue
+                found.append(LinkedNote(note, similarity, hop, source))
+                next_frontier.append(target)
+                if len(found) >= max_extra:
+                    return found
+        frontier = next_frontier
+    return found
