@@ -1,7 +1,13 @@
-"""Write paths. This module holds the cheap episodic write; add_memory builds on it.
+"""Write paths (DESIGN §3).
 
-``add_episodic``: quality gate → embed raw content → insert. No LLM, no dedup
-(DESIGN §3), for hot loops; ``add_episodic_batch`` embeds many at once.
+``add_memory``: quality gate → L1 → embed → L2 fold / L2.5 flag → construct →
+link → evolve → save. The steps live in their own modules (dedup, fold,
+construct, linking, evolution); this module orders them. Every model call
+happens before the write's transaction, so no database lock is held while a
+model thinks; the index follows after commit (the outbox, engine/indexer.py).
+
+``add_episodic``: quality gate → embed raw content → insert. No LLM, no dedup,
+for hot loops; ``add_episodic_batch`` embeds many at once.
 """
 
 from __future__ import annotations
@@ -13,14 +19,17 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from engine import indexer, runtime
-from engine.config import get_config
+from engine import dedup, evolution, fold, indexer, linking, runtime
+from engine.config import EngineConfig, get_config
+from engine.construct import apply_fields, check_note_type, construct, recipe_vectors
 from engine.embeddings import to_bytes
 from engine.errors import InvalidInput, NotFound
-from engine.text import check_content, content_hash, embedding_text
+from engine.text import CheckedText, check_content, content_hash, embedding_text
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note, NoteEvent
 
 SCOPES = ("private", "shared")
+
+CREATED, DUPLICATE, FOLDED, FLAGGED = "created", "duplicate", "folded", "flagged"
 
 
 @dataclass
@@ -74,11 +83,18 @@ def access_fields(agent: Agent, scope: str) -> dict:
     return {"agent_id": agent.pk, "owner": agent.pk, "readers": [agent.pk], "writers": [agent.pk]}
 
 
+def check_occurred_at(occurred_at: object) -> dt.datetime | None:
+    if occurred_at is None:
+        return None
+    if not isinstance(occurred_at, dt.datetime) or timezone.is_naive(occurred_at):
+        raise InvalidInput("occurred_at must be a datetime with a time zone")
+    return occurred_at
+
+
 def _prepare(agent: Agent, item: EpisodicItem) -> Note:
     cfg = get_config()
     checked = check_content(item.text, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
-    if item.occurred_at is not None and timezone.is_naive(item.occurred_at):
-        raise InvalidInput("occurred_at must carry a time zone")
+    check_occurred_at(item.occurred_at)
     return Note(
         content=checked.text,
         content_hash=content_hash(checked.text),
@@ -92,7 +108,9 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
     )
 
 
-def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None) -> list[Note]:
+def add_episodic_batch(
+    agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None
+) -> list[Note]:
     """Validate all, embed all, insert all in one transaction: all or nothing."""
     agent = resolve_agent(agent)
     notes = [_prepare(agent, item) for item in items]
@@ -129,3 +147,144 @@ def add_episodic(
     """One event, no LLM and no dedup; returns the stored note."""
     item = EpisodicItem(text, subjects, sources, occurred_at, scope)
     return add_episodic_batch(agent, [item], actor=actor)[0]
+
+
+# --- add_memory ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What a write did: the note that now holds the text, and how it got there."""
+
+    note: Note
+    outcome: str  # created | duplicate | folded | flagged
+    links: tuple[str, ...] = ()
+    evolved: tuple[str, ...] = ()
+    similar_to: str | None = None  # the note it duplicated, folded into or resembled
+    similarity: float | None = None
+
+
+@dataclass(frozen=True)
+class _Input:
+    agent: Agent
+    checked: CheckedText
+    scope: str
+    subjects: list[str]
+    sources: list[str]
+    note_type: str | None
+    occurred_at: dt.datetime | None
+    actor: str
+
+
+def add_memory(
+    text: str | bytes,
+    agent: Agent | str,
+    *,
+    scope: str = "private",
+    subjects: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    note_type: str | None = None,
+    occurred_at: dt.datetime | None = None,
+    actor: str | None = None,
+) -> WriteResult:
+    """The full write: everything is validated before anything is read from the index or written."""
+    agent = resolve_agent(agent)
+    cfg = get_config()
+    given = _Input(
+        agent=agent,
+        checked=check_content(text, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars),
+        scope=scope,
+        subjects=clean_labels(subjects, "subjects"),
+        sources=clean_labels(sources, "sources", limit=1000),
+        note_type=check_note_type(note_type),
+        occurred_at=check_occurred_at(occurred_at),
+        actor=actor or agent.pk,
+    )
+    access_fields(agent, scope)  # an impossible scope fails here, before any work
+
+    existing = dedup.find_exact(agent, given.checked.text, given.subjects)
+    if existing is not None:
+        return WriteResult(existing, DUPLICATE, similar_to=str(existing.pk), similarity=1.0)
+
+    raw = runtime.embedder().encode_one(given.checked.text)
+    decision = dedup.decide(dedup.resemblances(agent, raw, given.subjects), cfg)
+    if decision.action == dedup.FOLD and decision.target is not None:
+        folded = _fold(given, decision, cfg)
+        if folded is not None:
+            return folded
+        # The model saw two facts, or the note moved under us: keep both, flagged for the merge job.
+        decision = dedup.Decision(dedup.FLAG, decision.target, decision.similarity)
+    return _insert(given, decision, cfg)
+
+
+def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteResult | None:
+    assert decision.target is not None
+    fold_plan = fold.plan_fold(given.agent, decision.target, given.checked.text, cfg)
+    if fold_plan is None:
+        return None
+    with transaction.atomic():
+        note = fold.apply_fold(fold_plan, given.sources, given.agent.pk, given.actor)
+        if note is None:
+            return None
+        _touch(given.agent)
+        indexer.sync_after_commit([note.pk])
+    return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
+
+
+def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteResult:
+    agent, text = given.agent, given.checked.text
+    fields = construct(text, agent.pk, note_type=given.note_type)
+    vector = recipe_vectors([(text, fields)])[0]
+    link_plan = linking.plan(agent, text, linking.candidates(agent, vector, cfg))
+    evolve_plan = None
+    if link_plan.targets and evolution.due(evolution.count_link_write(agent), cfg.evolve_every):
+        evolve_plan = evolution.plan(agent, text, link_plan.targets, cfg)
+
+    flagged = decision.action == dedup.FLAG and decision.target is not None
+    note = Note(
+        content=text,
+        content_hash=content_hash(text),
+        ephemeral=given.checked.ephemeral,
+        subjects=given.subjects,
+        sources=given.sources,
+        created_at=given.occurred_at or timezone.now(),
+        embedding=to_bytes(vector),
+        embedding_model=runtime.embedder().model_name,
+        pending_merge=flagged,
+        merge_candidate=decision.target if flagged else None,
+        merge_similarity=decision.similarity if flagged else None,
+        index_dirty=True,
+        revision=1,
+        **access_fields(agent, given.scope),
+    )
+    apply_fields(note, fields)
+    with transaction.atomic():
+        note.save(force_insert=True)
+        linked = linking.create(note, link_plan, agent.pk, given.actor)
+        NoteEvent.objects.create(
+            note=note,
+            action="create",
+            after={
+                "content": text,
+                "path": "memory",
+                "links": linked,
+                "merge_candidate": str(decision.target.pk) if flagged and decision.target else None,
+                "merge_similarity": decision.similarity if flagged else None,
+            },
+            actor=given.actor,
+        )
+        evolved = evolution.apply(evolve_plan, note, agent.pk, given.actor) if evolve_plan else []
+        _touch(agent)
+        indexer.sync_after_commit([note.pk, *evolved])
+    return WriteResult(
+        note,
+        FLAGGED if flagged else CREATED,
+        links=tuple(linked),
+        evolved=tuple(evolved),
+        similar_to=str(decision.target.pk) if flagged and decision.target else None,
+        similarity=decision.similarity if flagged else None,
+    )
+
+
+def _touch(agent: Agent) -> None:
+    Agent.objects.filter(pk=agent.pk).update(last_write_at=timezone.now())

@@ -1,0 +1,68 @@
+"""Fixtures for the write pipeline: offline by default, a fake provider on request, config overrides."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from engine import runtime
+from engine.config import get_config
+from engine.store import VectorStore
+from memories import access
+from memories.models import Agent, Link, Note, NoteEvent
+from tests.fakes.llm_server import FakeLLMServer
+
+
+@pytest.fixture(autouse=True)
+def offline_llm(settings) -> Iterator[None]:
+    """Every write test runs on the offline rules unless it asks for the fake provider."""
+    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
+    runtime.reset_llm()
+    yield
+    runtime.reset_llm()
+
+
+@pytest.fixture
+def engine_config(settings) -> Iterator[Callable[..., None]]:
+    """Override EngineConfig values (AMEM settings) for one test."""
+
+    def override(**values: object) -> None:
+        settings.AMEM = {**settings.AMEM, **values}
+        get_config.cache_clear()
+
+    yield override
+    get_config.cache_clear()
+
+
+@pytest.fixture
+def provider(settings) -> Iterator[FakeLLMServer]:
+    """The runtime LLM pointed at a fake OpenAI-compatible server on 127.0.0.1."""
+    with FakeLLMServer() as server:
+        server.always("{}")
+        settings.AMEM_LLM_ENV = {
+            "AMEM_LLM_PROVIDER": "openai",
+            "AMEM_LLM_BASE_URL": server.openai_base_url,
+            "AMEM_LLM_API_KEY": "test",
+            "AMEM_LLM_MODEL": "fake-fast",
+            "AMEM_LLM_MAX_RETRIES": "0",
+            "AMEM_LLM_TIMEOUT": "5",
+        }
+        runtime.reset_llm()
+        yield server
+        runtime.reset_llm()
+
+
+@pytest.fixture
+def snapshot() -> Callable[[VectorStore, Agent], tuple]:
+    """Everything a failed write must leave untouched: rows, history, links and the index."""
+
+    def take(store: VectorStore, agent: Agent) -> tuple:
+        notes = tuple(Note.objects.order_by("pk").values_list("pk", "content", "revision", "is_active", "sources"))
+        events = NoteEvent.objects.count()
+        links = Link.objects.count()
+        collection = access.collection_for(agent)
+        indexed = store.count(collection) if collection in store.collections() else 0
+        return notes, events, links, indexed
+
+    return take
