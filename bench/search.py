@@ -1,0 +1,155 @@
+"""In-process search latency at scale: p50/p95 of engine.retrieval.search, query embedding included.
+
+usage: .venv/bin/python bench/search.py [--sizes 10000 100000] [--queries 200]
+
+Runs in a throw-away data dir (SQLite + qdrant-edge), never in var/. For speed
+the synthetic notes are bulk-inserted as database rows and index points
+directly: texts are LoCoMo turns (../shared/bench/locomo10.json, offline
+evaluation only) with a serial number, and each vector is the real MiniLM
+embedding of its source turn plus Gaussian noise, re-normalised — so the index
+has the cluster structure of real text without embedding 100k texts (~10 min
+on 2 cores). Only the queries (LoCoMo questions, each used once per size) are
+embedded, inside search(), as in production.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "bench" / "locomo10.json"
+
+
+def setup_django(data_dir: str) -> None:
+    # This launcher picks its own data dir before settings read the environment.
+    os.environ.update(
+        AMEM_DATA_DIR=data_dir,
+        DATABASE_URL=f"sqlite:///{data_dir}/bench.sqlite3",
+        AMEM_QDRANT_PATH=f"{data_dir}/qdrant",
+        AMEM_QDRANT_URL="",
+        AMEM_LLM_PROVIDER="none",
+        DJANGO_SETTINGS_MODULE="amem_site.settings",
+    )
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def corpus() -> tuple[list[str], list[str]]:
+    from engine.bench_data import load_locomo
+
+    conversations = load_locomo(DATA)
+    turns = [t.text for c in conversations for t in c.turns]
+    questions = [q.text for c in conversations for q in c.questions]
+    return turns, questions
+
+
+def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> None:
+    """n notes spread round-robin over ``agents`` (Mode A, one shared collection), indexed."""
+    import numpy as np
+    from django.utils import timezone
+
+    from engine import runtime
+    from engine.config import get_config
+    from engine.embeddings import to_bytes
+    from engine.indexer import payload_for
+    from engine.store import IndexPoint, bm25_document_vector
+    from engine.text import bm25_text, content_hash
+    from engine.tokenize import tokenize
+    from memories import access
+    from memories.models import Agent, Note
+
+    cfg = get_config()
+    model = runtime.embedder().model_name
+    store = runtime.store()
+    owners = {a: Agent.objects.get_or_create(id=a)[0] for a in agents}
+    start = Note.objects.count()
+    batch = 2000
+    for lo in range(start, n, batch):
+        notes, points = [], []
+        for i in range(lo, min(n, lo + batch)):
+            src = i % len(turns)
+            text = f"{turns[src]} (#{i})"
+            vec = base_vectors[src] + rng.normal(0, 0.25 / np.sqrt(base_vectors.shape[1]) * 4, base_vectors.shape[1])
+            vec = (vec / np.linalg.norm(vec)).astype(np.float32)
+            agent = agents[i % len(agents)]
+            note = Note(
+                agent_id=agent, owner=agent, readers=[agent], writers=[agent],
+                content=text, content_hash=content_hash(text), embedding=to_bytes(vec), embedding_model=model,
+                created_at=timezone.now(), index_dirty=False, revision=1,
+            )
+            tokens = tokenize(bm25_text(text))
+            sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
+            notes.append(note)
+            points.append(IndexPoint(str(note.pk), vec, sparse, payload_for(note)))
+        Note.objects.bulk_create(notes, batch_size=500)
+        store.upsert(access.collection_for(owners[agents[0]]), points)
+    store.optimize()
+
+
+def measure(queries: list[str], agent_id: str, limit: int) -> tuple[float, float, float]:
+    from engine.retrieval import search
+    from memories.models import Agent
+
+    agent = Agent.objects.get(pk=agent_id)
+    for q in queries[:10]:  # warm-up: model, shard pages, SQLite cache
+        search(q, agent, limit=limit)
+    timings = []
+    for q in queries[10:]:
+        t0 = time.perf_counter()
+        search(q, agent, limit=limit)
+        timings.append((time.perf_counter() - t0) * 1000)
+    timings.sort()
+    p95 = timings[int(0.95 * (len(timings) - 1))]
+    return statistics.median(timings), p95, statistics.mean(timings)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--limit", type=int, default=10)
+    parser.add_argument("--agents", type=int, default=1, help="spread the notes over this many Mode A agents")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="amem-latency-") as tmp:
+        setup_django(tmp)
+        import numpy as np
+
+        from engine import runtime
+
+        turns, questions = corpus()
+        rng = np.random.default_rng(7)
+        t0 = time.perf_counter()
+        base = runtime.embedder().encode(turns)
+        print(f"embedded {len(turns)} source turns in {time.perf_counter() - t0:.0f} s", flush=True)
+        agents = [f"agent{i}" for i in range(args.agents)]
+        order = rng.permutation(len(questions))
+        print("| notes | agents | visible to the caller | limit | p50 ms | p95 ms | mean ms | load s |")
+        print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        used = 0
+        for size in sorted(args.sizes):
+            t0 = time.perf_counter()
+            populate(size, agents, turns, base, rng)
+            load_s = time.perf_counter() - t0
+            picked = [questions[i] for i in order[used : used + args.queries + 10]]
+            used += args.queries + 10
+            p50, p95, mean = measure(picked, agents[0], args.limit)
+            visible = size // len(agents)
+            print(f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
+                  flush=True)
+        runtime.close_store()
+
+
+if __name__ == "__main__":
+    main()

