@@ -123,7 +123,10 @@ def test_the_crud_look_up_does_not_heat_the_memories_it_shows(alice, store):
 
 
 def test_offline_the_gate_stores_durable_user_statements(alice, store):
-    turn = [{"role": "user", "content": "I prefer answers in short bullet points."}, {"role": "assistant", "content": "OK"}]
+    turn = [
+        {"role": "user", "content": "I prefer answers in short bullet points."},
+        {"role": "assistant", "content": "OK"},
+    ]
     result = crud.decide_and_apply(turn, alice)
     assert [(o.action, o.status) for o in result.ops] == [("NEW", crud.APPLIED)]
     assert LlmCall.objects.filter(role="crud", outcome="offline").exists()
