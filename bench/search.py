@@ -120,6 +120,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--agents", type=int, default=1, help="spread the notes over this many Mode A agents")
+    parser.add_argument("--source-turns", type=int, default=0, help="embed only this many source turns (smoke test)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="amem-latency-") as tmp:
@@ -129,6 +130,7 @@ def main() -> None:
         from engine import runtime
 
         turns, questions = corpus()
+        turns = turns[: args.source_turns] if args.source_turns else turns
         rng = np.random.default_rng(7)
         t0 = time.perf_counter()
         base = runtime.embedder().encode(turns)

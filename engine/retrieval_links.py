@@ -65,6 +65,8 @@ def walk_links(
         targets = _targets(frontier)
         # One read for the whole level; order is restored from the link order below.
         wanted = [t for s in frontier for t in targets.get(s, []) if t not in visited]
+        if not wanted:
+            break
         readable = {str(n.pk): n for n in access.visible_notes(agent, dict.fromkeys(wanted), subject=subject)}
         next_frontier: list[str] = []
         for source in frontier:
