@@ -106,3 +106,17 @@ def test_a_written_memory_is_found_by_its_own_sentence(alice, store):  # B136
     text = "The greenhouse heater switches on below five degrees."
     add_memory(text, alice)
     assert search(text, alice, heat=False)[0].note.content == text
+
+
+def test_a_subject_scoped_search_sees_that_subject_shared_experiences_and_world_facts(alice, store):  # B133
+    alex = add_memory("Alex likes hiking in the Alps every summer.", alice, subjects=["alex"]).note
+    sam = add_memory("Sam likes hiking in the Rockies every autumn.", alice, subjects=["sam"]).note
+    both = add_memory("Alex and Sam went hiking together in Norway.", alice, subjects=["alex", "sam"]).note
+    world = add_memory("Hiking boots should be broken in before long trips.", alice).note
+
+    def found(subject):
+        return {r.note.pk for r in search("hiking", alice, limit=10, subject=subject, heat=False, links=False)}
+
+    assert found("alex") == {alex.pk, both.pk, world.pk}
+    assert found("sam") == {sam.pk, both.pk, world.pk}
+    assert found(None) == {alex.pk, sam.pk, both.pk, world.pk}
