@@ -11,7 +11,7 @@ from ninja import Router, Schema
 from ninja.security import HttpBearer
 
 from engine.retrieval import search
-from engine.write import resolve_agent
+from engine.write import add_memory, resolve_agent
 from memories.local_bridge import token_matches
 
 
@@ -30,6 +30,15 @@ class SearchIn(Schema):
     subject: str | None = None
 
 
+class AddIn(Schema):
+    agent: str
+    text: str
+    scope: str = "private"
+    subjects: list[str] = []
+    sources: list[str] = []
+    note_type: str | None = None
+
+
 def result_dict(r) -> dict:
     return {"id": str(r.note.pk), "content": r.note.content, "via": r.via, "similarity": r.similarity, "rrf": r.rrf}
 
@@ -39,3 +48,17 @@ def local_search(request, body: SearchIn):
     results = search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)
     return {"results": [result_dict(r) for r in results]}
 
+
+
+@router.post("/add", include_in_schema=False)
+def local_add(request, body: AddIn):
+    result = add_memory(
+        body.text,
+        resolve_agent(body.agent),
+        scope=body.scope,
+        subjects=body.subjects,
+        sources=body.sources,
+        note_type=body.note_type,
+        actor="cli",
+    )
+    return {"id": str(result.note.pk), "outcome": result.outcome, "links": len(result.links)}

@@ -105,3 +105,16 @@ def test_without_a_server_a_locked_index_is_explained(alice, settings, monkeypat
     monkeypatch.setattr(amem_search, "search", locked)
     with pytest.raises(CommandError, match="open in another process.*No server answered"):
         run("amem_search", "--agent", "alice", "anything")
+
+
+def test_add_goes_through_the_server_when_it_owns_the_index(alice, store, live_server, settings, monkeypatch):
+    from memories.management.commands import amem_add
+
+    settings.AMEM_SERVER_URL = live_server.url
+
+    def locked(*args, **kwargs):
+        raise IndexLocked("the embedded index is open in another process")
+
+    monkeypatch.setattr(amem_add, "add_memory", locked)
+    note_id = run("amem_add", "--agent", "alice", "The compost bin is emptied every second Friday.").strip()
+    assert Note.objects.get(pk=note_id).content == "The compost bin is emptied every second Friday."

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from django.core.management.base import CommandError
-
 from engine.errors import IndexLocked
 from engine.write import add_episodic, add_memory
+from memories.local_bridge import call_server
 from memories.management.base import AmemCommand
 
 
@@ -36,11 +35,13 @@ class Command(AmemCommand):
             result = add_memory(
                 text, owner, scope=scope, subjects=subjects, sources=sources, note_type=note_type, actor="cli"
             )
+            row = {"id": str(result.note.pk), "outcome": result.outcome, "links": len(result.links)}
         except IndexLocked as locked:
-            # Dedup and linking read the index, which the running server owns.
-            raise CommandError(
-                f"{locked} Add the memory through the server's API, or use --episodic "
-                "(stored now, indexed by the server later)."
-            ) from None
-        self.stdout.write(str(result.note.pk))
-        self.stderr.write(f"{result.outcome}, {len(result.links)} link(s)")
+            # Dedup and linking read the index, which the running server owns: let it write.
+            payload = {
+                "agent": agent, "text": text, "scope": scope, "subjects": subjects, "sources": sources,
+                "note_type": note_type,
+            }
+            row = call_server("add", payload, locked=locked)
+        self.stdout.write(row["id"])
+        self.stderr.write(f"{row['outcome']}, {row['links']} link(s)")
