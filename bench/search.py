@@ -121,10 +121,14 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--agents", type=int, default=1, help="spread the notes over this many Mode A agents")
     parser.add_argument("--source-turns", type=int, default=0, help="embed only this many source turns (smoke test)")
+    parser.add_argument("--data-dir", default="", help="keep the populated data dir here and reuse it (profiling)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the measured searches; print the top")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="amem-latency-") as tmp:
-        setup_django(tmp)
+        if args.data_dir:
+            Path(args.data_dir).mkdir(parents=True, exist_ok=True)
+        setup_django(args.data_dir or tmp)
         import numpy as np
 
         from engine import runtime
@@ -132,9 +136,13 @@ def main() -> None:
         turns, questions = corpus()
         turns = turns[: args.source_turns] if args.source_turns else turns
         rng = np.random.default_rng(7)
-        t0 = time.perf_counter()
-        base = runtime.embedder().encode(turns)
-        print(f"embedded {len(turns)} source turns in {time.perf_counter() - t0:.0f} s", flush=True)
+        from memories.models import Note
+
+        base = None
+        if Note.objects.count() < max(args.sizes):  # a kept data dir may already hold them all
+            t0 = time.perf_counter()
+            base = runtime.embedder().encode(turns)
+            print(f"embedded {len(turns)} source turns in {time.perf_counter() - t0:.0f} s", flush=True)
         agents = [f"agent{i}" for i in range(args.agents)]
         order = rng.permutation(len(questions))
         print("| notes | agents | visible to the caller | limit | p50 ms | p95 ms | mean ms | load s |")
@@ -146,7 +154,16 @@ def main() -> None:
             load_s = time.perf_counter() - t0
             picked = [questions[i] for i in order[used : used + args.queries + 10]]
             used += args.queries + 10
+            if args.profile:
+                import cProfile
+                import pstats
+
+                prof = cProfile.Profile()
+                prof.enable()
             p50, p95, mean = measure(picked, agents[0], args.limit)
+            if args.profile:
+                prof.disable()
+                pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
             visible = size // len(agents)
             print(f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
                   flush=True)

@@ -46,6 +46,9 @@ class IngestOptions:
     # Give each note the previous turn of its session as ``context`` (the field the embedding
     # recipe appends; an LLM-built note would summarise its situation there), then re-embed.
     context_prev: bool = False
+    # Give each note the N turns before and after it in its session as ``context`` (0 = off);
+    # the stored content stays the turn, only the embedded text gains the neighbours.
+    context_window: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,9 @@ def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> 
         raise ValueError(f"unknown ingest path {options.path!r}")
     if options.neighbour_links:
         link_neighbours(agent, memories)
-    if options.context_prev:
+    if options.context_window:
+        set_window_as_context(agent, memories, options.context_window)
+    elif options.context_prev:
         set_previous_as_context(agent, memories)
     return notes
 
@@ -130,6 +135,25 @@ def set_previous_as_context(agent: Agent, memories: Sequence[Memory]) -> None:
     notes = list(Note.objects.filter(agent_id=agent.pk, is_active=True))
     for note in notes:
         note.context = " ".join(previous[s] for s in note.sources if s in previous)
+        note.embedding = None  # the indexer embeds content + context again
+        note.mark_dirty()
+    Note.objects.bulk_update(notes, ["context", "embedding", "index_dirty", "revision"], batch_size=500)
+    indexer.sync_dirty(among=Note.objects.filter(agent_id=agent.pk))
+
+
+def set_window_as_context(agent: Agent, memories: Sequence[Memory], window: int) -> None:
+    """context = up to ``window`` turns before and after, same session; the indexer re-embeds."""
+    around: dict[str, str] = {}
+    for i, m in enumerate(memories):
+        near = memories[max(0, i - window) : i] + memories[i + 1 : i + 1 + window]
+        around[m.source] = " ".join(n.text for n in near if n.session == m.session)
+    _set_context(agent, around)
+
+
+def _set_context(agent: Agent, by_source: dict[str, str]) -> None:
+    notes = list(Note.objects.filter(agent_id=agent.pk, is_active=True))
+    for note in notes:
+        note.context = " ".join(by_source[s] for s in note.sources if by_source.get(s))
         note.embedding = None  # the indexer embeds content + context again
         note.mark_dirty()
     Note.objects.bulk_update(notes, ["context", "embedding", "index_dirty", "revision"], batch_size=500)

@@ -40,6 +40,7 @@ class Command(AmemCommand):
         parser.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
         parser.add_argument("--neighbour-links", action="store_true", help="link adjacent turns of a session")
         parser.add_argument("--context-prev", action="store_true", help="previous turn as each note's context")
+        parser.add_argument("--context-window", type=int, default=0, help="N turns either side as context")
         parser.add_argument("--pool-factor", type=int, default=Pipeline.pool_factor, help="pool per leg = factor·k")
         parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
@@ -79,7 +80,10 @@ class Command(AmemCommand):
         return [v for v in rows if v.key in only] if only else rows
 
     def _options(self, options) -> IngestOptions:
-        return IngestOptions(options["path"], options["date_in_text"], options["neighbour_links"], options["context_prev"])
+        return IngestOptions(
+            options["path"], options["date_in_text"], options["neighbour_links"], options["context_prev"],
+            options["context_window"],
+        )
 
     def _locomo(self, options):
         conversations = load_locomo(Path(options["data"]) / "locomo10.json")
@@ -112,6 +116,8 @@ class Command(AmemCommand):
     def _marker(self, options) -> str:
         parts = [options["benchmark"], runtime.embedder().model_name]
         parts += [flag for flag in ("date_in_text", "neighbour_links", "context_prev", "keep_query_stop_words") if options[flag]]
+        if options["context_window"]:
+            parts.append(f"context window {options['context_window']}")
         if (options["pool_factor"], options["pool_min"]) != (Pipeline.pool_factor, Pipeline.pool_min):
             parts.append(f"pool {options['pool_factor']}k/{options['pool_min']}")
         if options["path"] != "episodic":
@@ -125,6 +131,7 @@ class Command(AmemCommand):
             f"{', date in text' if options['date_in_text'] else ''}"
             f"{', neighbour links' if options['neighbour_links'] else ''}"
             f"{', previous turn as context' if options['context_prev'] else ''}"
+            f"{window_label(options['context_window'])}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
             f", pool {options['pool_factor']}·k (min {options['pool_min']}){label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
@@ -152,6 +159,10 @@ def _fresh_agent(agent_id: str) -> Agent:
         raise CommandError(f"agent {agent_id!r} already exists here; run without --here for a fresh data dir")
     # Mode B: its own collection, so BM25 statistics and neighbours are this store's alone.
     return Agent.objects.create(id=agent_id, collection=agent_id[:64])
+
+
+def window_label(window: int) -> str:
+    return f", {window} turn(s) either side as context" if window else ""
 
 
 def _argv(options) -> str:

@@ -26,3 +26,20 @@ def test_e5_embeds_queries_and_passages_differently_and_matches_across_languages
     query = emb.encode_query("圣诞节晚会上跳舞")
     assert not np.allclose(query, emb.encode_one("圣诞节晚会上跳舞"))
     assert int(np.argmax(passages @ query)) == 0
+
+
+def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
+    torch = pytest.importorskip("torch")
+    from engine.retrieval import embed_query, one_torch_thread
+
+    runtime.embedder().encode_one("load the model")
+    before = torch.get_num_threads()
+    seen = []
+    with one_torch_thread():
+        seen.append(torch.get_num_threads())
+    assert seen == [1]
+    assert torch.get_num_threads() == before
+    text = "Where did Caroline go last weekend?"
+    # One thread changes the arithmetic order only: the vector is the same within float noise.
+    assert np.allclose(embed_query(text), runtime.embedder().encode_one(text), atol=1e-5)
+    assert torch.get_num_threads() == before
