@@ -17,15 +17,14 @@ vectors are embedded beforehand, so the latency is the index's own.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, scratch_django  # noqa: E402 (bench/ is the script's own folder)
+
 sys.path.insert(0, str(ROOT))
 
 SUBJECTS = ["Alex", "Sam", "the team", "the customer", "Priya", "the on-call engineer", "Mei", "the manager"]
@@ -57,19 +56,7 @@ def main() -> None:
     parser.add_argument("--data-dir", default="")
     args = parser.parse_args()
 
-    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="amem-scale-"))
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "amem_site.settings",
-            "AMEM_DATA_DIR": str(data_dir),
-            "DATABASE_URL": f"sqlite:///{data_dir / 'bench.sqlite3'}",
-            "AMEM_LOG_LEVEL": "WARNING",
-        }
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    data_dir = scratch_django(args.data_dir, "amem-scale-")
     from tqdm import tqdm
 
     from engine import runtime
@@ -79,7 +66,6 @@ def main() -> None:
     from memories import access
     from memories.models import Agent, Note
 
-    call_command("migrate", verbosity=0)
     agents = [Agent.objects.get_or_create(pk=f"a{i:02d}")[0] for i in range(args.agents)]
     rng = random.Random(7)
     vocab = [f"{rng.choice('bcdfgklmnprstvz')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{i}" for i in range(5000)]

@@ -28,17 +28,16 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import re
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from harness import ROOT, scratch_django  # noqa: E402 (bench/ is the script's own folder)
+
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Scripted  # noqa: E402
@@ -174,26 +173,12 @@ def main() -> None:
     parser.add_argument("--data-dir", default="")
     args = parser.parse_args()
 
-    data_dir = Path(args.data_dir or tempfile.mkdtemp(prefix="amem-write-"))
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "amem_site.settings",
-            "AMEM_DATA_DIR": str(data_dir),
-            "DATABASE_URL": f"sqlite:///{data_dir / 'bench.sqlite3'}",
-            "AMEM_LOG_LEVEL": "WARNING",
-        }
-    )
-    import django
-
-    django.setup()
+    data_dir = scratch_django(args.data_dir, "amem-write-")
     import logging
-
-    from django.core.management import call_command
 
     from engine import runtime
 
     logging.getLogger("engine").setLevel(logging.ERROR)
-    call_command("migrate", verbosity=0)
     runtime.embedder().encode(["warm-up"])
     rows = turns(Path(args.locomo), args.turns or None)
     print(f"data dir: {data_dir}; {len(rows)} turns of the first LoCoMo conversation\n")
