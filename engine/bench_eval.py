@@ -49,6 +49,9 @@ class IngestOptions:
     # Give each note the N turns before and after it in its session as ``context`` (0 = off);
     # the stored content stays the turn, only the embedded text gains the neighbours.
     context_window: int = 0
+    # Experiment, not the product: also index the context for BM25 (the product's BM25 text is
+    # content + keywords + tags, DESIGN §3); rewrites the index points after ingest.
+    bm25_context: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,28 @@ def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> 
         set_window_as_context(agent, memories, options.context_window)
     elif options.context_prev:
         set_previous_as_context(agent, memories)
+    if options.bm25_context:
+        reindex_bm25_with_context(agent)
     return notes
+
+
+def reindex_bm25_with_context(agent: Agent) -> None:
+    """Rewrite this agent's index points with BM25 over content + keywords + tags + context."""
+    from engine.config import get_config
+    from engine.embeddings import from_bytes
+    from engine.indexer import payload_for
+    from engine.store import IndexPoint, bm25_document_vector
+    from engine.text import bm25_text
+    from engine.tokenize import tokenize
+    from memories.access import collection_for
+
+    cfg = get_config()
+    points = []
+    for note in Note.objects.filter(agent_id=agent.pk, is_active=True):
+        text = " ".join(p for p in (bm25_text(note.content, note.keywords, note.tags), note.context) if p)
+        sparse = bm25_document_vector(tokenize(text), k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
+        points.append(IndexPoint(str(note.pk), from_bytes(note.embedding), sparse, payload_for(note)))
+    runtime.store().upsert(collection_for(agent), points)
 
 
 def link_neighbours(agent: Agent, memories: Sequence[Memory]) -> int:

@@ -41,6 +41,7 @@ class Command(AmemCommand):
         parser.add_argument("--neighbour-links", action="store_true", help="link adjacent turns of a session")
         parser.add_argument("--context-prev", action="store_true", help="previous turn as each note's context")
         parser.add_argument("--context-window", type=int, default=0, help="N turns either side as context")
+        parser.add_argument("--bm25-context", action="store_true", help="experiment: BM25 also over context")
         parser.add_argument("--pool-factor", type=int, default=Pipeline.pool_factor, help="pool per leg = factor·k")
         parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
@@ -82,7 +83,7 @@ class Command(AmemCommand):
     def _options(self, options) -> IngestOptions:
         return IngestOptions(
             options["path"], options["date_in_text"], options["neighbour_links"], options["context_prev"],
-            options["context_window"],
+            options["context_window"], options["bm25_context"],
         )
 
     def _locomo(self, options):
@@ -115,7 +116,8 @@ class Command(AmemCommand):
 
     def _marker(self, options) -> str:
         parts = [options["benchmark"], runtime.embedder().model_name]
-        parts += [flag for flag in ("date_in_text", "neighbour_links", "context_prev", "keep_query_stop_words") if options[flag]]
+        parts += [flag for flag in ("date_in_text", "neighbour_links", "context_prev", "keep_query_stop_words", "bm25_context")
+              if options[flag]]
         if options["context_window"]:
             parts.append(f"context window {options['context_window']}")
         if (options["pool_factor"], options["pool_min"]) != (Pipeline.pool_factor, Pipeline.pool_min):
@@ -132,6 +134,7 @@ class Command(AmemCommand):
             f"{', neighbour links' if options['neighbour_links'] else ''}"
             f"{', previous turn as context' if options['context_prev'] else ''}"
             f"{window_label(options['context_window'])}"
+            f"{', BM25 over context too' if options['bm25_context'] else ''}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
             f", pool {options['pool_factor']}·k (min {options['pool_min']}){label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
