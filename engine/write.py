@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -39,7 +39,6 @@ class EpisodicItem:
     sources: Sequence[str] = ()
     occurred_at: dt.datetime | None = None
     scope: str = "private"
-    extra: dict = field(default_factory=dict)
 
 
 def resolve_agent(agent: Agent | str) -> Agent:
