@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from engine import runtime
 from engine.store import ClientStore, EdgeStore
 from memories.models import Agent
+from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.runtime import point_llm_at
+
+
+@pytest.fixture
+def provider(settings) -> Iterator[FakeLLMServer]:
+    """The runtime LLM pointed at a fake OpenAI-compatible server on 127.0.0.1 (replies "{}" by default)."""
+    with FakeLLMServer() as server:
+        server.always("{}")
+        point_llm_at(settings, server)
+        yield server
+        runtime.reset_llm()
 
 
 def _make_store(kind: str, tmp_path):

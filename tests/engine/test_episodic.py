@@ -116,22 +116,9 @@ def test_a_batch_with_one_bad_item_writes_nothing(alice, store):
     assert Note.objects.count() == 0
 
 
-def test_the_episodic_path_never_calls_a_model(alice, store, settings):  # B045
-    from tests.fakes.llm_server import FakeLLMServer
-
-    with FakeLLMServer() as server:
-        settings.AMEM_LLM_ENV = {
-            "AMEM_LLM_PROVIDER": "openai",
-            "AMEM_LLM_BASE_URL": server.openai_base_url,
-            "AMEM_LLM_API_KEY": "test",
-        }
-        runtime.reset_llm()
-        try:
-            server.always("{}")
-            add_episodic("A hot-loop event that must stay cheap.", alice)
-            search("hot-loop event", alice)
-            assert server.requests == []
-            runtime.llm().construct("A control call proves the fake server is wired up.")
-            assert len(server.requests) == 1
-        finally:
-            runtime.reset_llm()
+def test_the_episodic_path_never_calls_a_model(alice, store, provider):  # B045
+    add_episodic("A hot-loop event that must stay cheap.", alice)
+    search("hot-loop event", alice)
+    assert provider.requests == []
+    runtime.llm().construct("A control call proves the fake server is wired up.")
+    assert len(provider.requests) == 1

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from engine import runtime
 from memories.models import LlmCall
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.runtime import point_llm_at
 
 
 @pytest.fixture
@@ -37,22 +37,16 @@ def test_without_a_key_both_tiers_answer_offline_and_say_so(db, settings, fresh_
     ]
 
 
-def test_each_tier_reaches_its_model_and_every_call_is_accounted(db, settings, fresh_llm):
-    with FakeLLMServer() as server:
-        settings.AMEM_LLM_ENV = {
-            "AMEM_LLM_PROVIDER": "openai",
-            "AMEM_LLM_BASE_URL": server.openai_base_url,
-            "AMEM_LLM_API_KEY": "test",
-            "AMEM_LLM_MODEL": "cheap-1",
-            "AMEM_LLM_STRONG_MODEL": "strong-1",
-        }
-        server.reply_json(
-            {"keywords": ["sync", "tuesday", "team"], "tags": ["meeting", "schedule"], "context": "Sync moved.",
-             "category": "Project", "note_type": "memory", "topics": [], "confidence": "high"},
-            role="construct",
-        )
-        server.reply_json({"shouldMerge": True, "merged": "Alex drinks flat whites."}, role="should_merge")
-        out = check()
+def test_each_tier_reaches_its_model_and_every_call_is_accounted(db, settings, provider):
+    server = provider
+    point_llm_at(settings, server, AMEM_LLM_MODEL="cheap-1", AMEM_LLM_STRONG_MODEL="strong-1")
+    server.reply_json(
+        {"keywords": ["sync", "tuesday", "team"], "tags": ["meeting", "schedule"], "context": "Sync moved.",
+         "category": "Project", "note_type": "memory", "topics": [], "confidence": "high"},
+        role="construct",
+    )
+    server.reply_json({"shouldMerge": True, "merged": "Alex drinks flat whites."}, role="should_merge")
+    out = check()
     assert [r.model for r in server.requests] == ["cheap-1", "strong-1"]
     assert "fast   openai/cheap-1: ok" in out and "strong openai/strong-1: ok" in out
     calls = {c.role: c for c in LlmCall.objects.all()}
@@ -60,17 +54,9 @@ def test_each_tier_reaches_its_model_and_every_call_is_accounted(db, settings, f
     assert calls["construct"].tokens_in == 11 and calls["construct"].tokens_out == 7
 
 
-def test_a_failing_provider_is_reported_and_exits_non_zero(db, settings, fresh_llm):
-    with FakeLLMServer() as server:
-        settings.AMEM_LLM_ENV = {
-            "AMEM_LLM_PROVIDER": "openai",
-            "AMEM_LLM_BASE_URL": server.openai_base_url,
-            "AMEM_LLM_API_KEY": "test",
-            "AMEM_LLM_MAX_RETRIES": "0",
-        }
-        server.always("")
-        server.fail(500)
-        server.fail(500)
-        with pytest.raises(SystemExit):
-            check()
+def test_a_failing_provider_is_reported_and_exits_non_zero(db, provider):
+    provider.fail(500)
+    provider.fail(500)
+    with pytest.raises(SystemExit):
+        check()
     assert LlmCall.objects.filter(outcome="provider_error").exists()

@@ -11,7 +11,6 @@ from engine.config import get_config
 from engine.store import VectorStore
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent
-from tests.fakes.llm_server import FakeLLMServer
 
 
 @pytest.fixture(autouse=True)
@@ -33,24 +32,6 @@ def engine_config(settings) -> Iterator[Callable[..., None]]:
 
     yield override
     get_config.cache_clear()
-
-
-@pytest.fixture
-def provider(settings) -> Iterator[FakeLLMServer]:
-    """The runtime LLM pointed at a fake OpenAI-compatible server on 127.0.0.1."""
-    with FakeLLMServer() as server:
-        server.always("{}")
-        settings.AMEM_LLM_ENV = {
-            "AMEM_LLM_PROVIDER": "openai",
-            "AMEM_LLM_BASE_URL": server.openai_base_url,
-            "AMEM_LLM_API_KEY": "test",
-            "AMEM_LLM_MODEL": "fake-fast",
-            "AMEM_LLM_MAX_RETRIES": "0",
-            "AMEM_LLM_TIMEOUT": "5",
-        }
-        runtime.reset_llm()
-        yield server
-        runtime.reset_llm()
 
 
 @pytest.fixture
