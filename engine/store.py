@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import threading
-import uuid
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -228,10 +227,6 @@ class VectorStore:
             return True
         except Exception:
             return False
-
-
-def point_uuid(note_id: str | uuid.UUID) -> str:
-    return str(note_id)
 
 
 # --- qdrant-edge ------------------------------------------------------------------------

@@ -82,16 +82,12 @@ def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | N
     return IndexFilter(tuple(must))
 
 
-def visible_notes(agent: Agent, ids=None, *, subject: str | None = None) -> list[Note]:
+def visible_notes(agent: Agent, ids, *, subject: str | None = None) -> list[Note]:
     """Notes by id that ``agent`` may read, in the order of ``ids``; unreadable ones vanish."""
-    qs = Note.objects.filter(readable_q(agent))
-    if ids is not None:
-        ids = list(ids)
-        qs = qs.filter(pk__in=ids)
+    ids = [str(i) for i in ids]
+    qs = Note.objects.filter(readable_q(agent), pk__in=ids)
     notes = {str(n.pk): n for n in qs if can_read(agent.id, n) and subject_allows(n, subject)}
-    if ids is None:
-        return list(notes.values())
-    return [notes[str(i)] for i in ids if str(i) in notes]
+    return [notes[i] for i in ids if i in notes]
 
 
 def _parse_id(note_id) -> uuid.UUID:

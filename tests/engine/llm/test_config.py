@@ -8,6 +8,7 @@ import pytest
 
 from engine import llm_config
 from engine.llm_config import PLACEHOLDER_KEY, parse_timeout, resolve_llm_config
+from tests.engine.llm.test_tiers import EXPECTED_TIER
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 
@@ -193,15 +194,7 @@ def test_crud_role_picks_the_tier_and_unknown_means_fast(value: str, tier: str) 
 
 def test_roles_map_to_their_tiers() -> None:
     config = resolve_llm_config(KEY, {})
-    assert {r: config.tier_name_for(r) for r in llm_config.ROLES} == {
-        "construct": "fast",
-        "link": "fast",
-        "evolve": "fast",
-        "crud": "fast",
-        "should_merge": "strong",
-        "evolution_judge": "strong",
-        "conflict_scan": "strong",
-    }
+    assert {r: config.tier_name_for(r) for r in llm_config.ROLES} == EXPECTED_TIER
 
 
 def test_prompt_locale_comes_from_env_or_configured_and_defaults_to_en() -> None:
