@@ -1,7 +1,10 @@
-"""Turn files into memories to import: JSONL of notes, plain text, Markdown, OpenClaw MEMORY.md.
+"""Turn files into memories to import: JSONL of notes, plain text, Markdown, OpenClaw MEMORY.md,
+chat transcripts.
 
 Only parsing lives here; every item is then written by ``add_memory``, so the
-quality gate and the dedup ladder apply to imports as to any other write.
+quality gate and the dedup ladder apply to imports as to any other write. Chat
+turns are the exception: they go to ``add_conversation`` (engine/conversation.py),
+the episodic path, each turn with the one before it as its context.
 
 * JSONL: one object per line with ``text`` (or ``content``) and optionally
   ``subjects``, ``sources``, ``note_type``, ``scope`` and the original time as
@@ -12,6 +15,10 @@ quality gate and the dedup ladder apply to imports as to any other write.
   list item under a section heading is prefixed with it ("Preferences: dark
   mode"), because a bare bullet often means nothing on its own. A daily log's
   date becomes the memories' time. Code fences and front matter are skipped.
+* Conversation (never detected, asked for by name): JSONL, one turn per line
+  with ``text`` and optionally ``speaker`` (the note reads "speaker: text"),
+  ``session`` (default: the file name), ``id`` (kept as the note's source),
+  ``occurred_at`` and ``subjects``.
 
 Paragraphs longer than ``MAX_CHUNK`` characters are cut at sentence ends.
 """
@@ -25,7 +32,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.conversation import Turn
 from engine.errors import InvalidInput
+from engine.write import clean_labels
 
 MAX_CHUNK = 2000
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
@@ -43,6 +52,13 @@ class Item:
     note_type: str | None = None
     scope: str | None = None
     occurred_at: dt.datetime | None = None
+
+
+@dataclass(frozen=True)
+class ChatLine:
+    where: str  # file:line
+    said: str  # the text without the speaker: what the quality gate judges
+    turn: Turn
 
 
 def detect(path: Path, first_line: str) -> str:
@@ -67,7 +83,8 @@ def parse_time(value: object, where: str) -> dt.datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
 
-def jsonl_items(text: str, name: str) -> Iterator[Item]:
+def json_lines(text: str, name: str) -> Iterator[tuple[str, dict]]:
+    """Each non-blank line as (file:line, object); anything but a JSON object raises."""
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -78,6 +95,11 @@ def jsonl_items(text: str, name: str) -> Iterator[Item]:
             raise InvalidInput(f"{where}: not a JSON object") from None
         if not isinstance(obj, dict):
             raise InvalidInput(f"{where}: not a JSON object")
+        yield where, obj
+
+
+def jsonl_items(text: str, name: str) -> Iterator[Item]:
+    for where, obj in json_lines(text, name):
         when = next((obj[k] for k in ("occurred_at", "created_at", "timestamp") if obj.get(k)), None)
         yield Item(
             text=obj.get("text", obj.get("content", "")),
@@ -88,6 +110,38 @@ def jsonl_items(text: str, name: str) -> Iterator[Item]:
             scope=obj.get("scope"),
             occurred_at=parse_time(when, where),
         )
+
+
+def conversation_turns(text: str, name: str) -> Iterator[ChatLine]:
+    """Each chat turn of a transcript; the session defaults to ``name``, so one file is one session.
+
+    A turn without text raises like a broken line (the other formats leave it to the
+    quality gate): the turns around it would otherwise get a context they never had.
+    """
+    for where, obj in json_lines(text, name):
+        body, speaker, session, source = (obj.get(k) for k in ("text", "speaker", "session", "id"))
+        if not isinstance(body, str) or not body.strip():
+            raise InvalidInput(f'{where}: a turn needs a non-empty "text" string')
+        if speaker is not None and not isinstance(speaker, str):
+            raise InvalidInput(f'{where}: "speaker" must be a string')
+        for key, value in (("session", session), ("id", source)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+                raise InvalidInput(f'{where}: "{key}" must be a string or a number')
+        if source not in (None, "") and len(str(source)) > 200:
+            raise InvalidInput(f'{where}: "id" is longer than 200 characters')
+        try:
+            subjects = clean_labels(obj.get("subjects"), "subjects")
+        except InvalidInput as exc:
+            raise InvalidInput(f"{where}: {exc}") from None
+        said = body.strip()
+        turn = Turn(
+            text=f"{speaker.strip()}: {said}" if speaker and speaker.strip() else said,
+            session=name if session in (None, "") else str(session),
+            source=None if source in (None, "") else str(source),
+            occurred_at=parse_time(obj.get("occurred_at"), where),
+            subjects=subjects,
+        )
+        yield ChatLine(where, said, turn)
 
 
 def chunks(paragraph: str) -> list[str]:
@@ -171,12 +225,21 @@ def markdown_items(text: str, name: str) -> Iterator[Item]:
             block.append(line.strip())
 
 
-def items_from(path: Path, kind: str | None = None) -> Iterator[Item]:
-    """Parse one file; ``kind`` overrides the detection."""
+def _read(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise InvalidInput(f"{path.name}: not valid UTF-8") from None
+
+
+def items_from(path: Path, kind: str | None = None) -> Iterator[Item]:
+    """Parse one file; ``kind`` overrides the detection."""
+    text = _read(path)
     kind = kind or detect(path, text.split("\n", 1)[0])
     parser = {"jsonl": jsonl_items, "markdown": markdown_items, "text": text_items}[kind]
     return parser(text, path.name)
+
+
+def turns_from(path: Path) -> Iterator[ChatLine]:
+    """Parse one chat transcript (see ``conversation_turns``)."""
+    return conversation_turns(_read(path), path.name)
