@@ -64,7 +64,7 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
     from engine.embeddings import to_bytes
     from engine.indexer import payload_for
     from engine.store import IndexPoint, bm25_document_vector
-    from engine.text import bm25_text, content_hash
+    from engine.text import content_hash, embedding_text
     from engine.tokenize import tokenize
     from memories import access
     from memories.models import Agent, Note
@@ -88,7 +88,7 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
                 content=text, content_hash=content_hash(text), embedding=to_bytes(vec), embedding_model=model,
                 created_at=timezone.now(), index_dirty=False, revision=1,
             )
-            tokens = tokenize(bm25_text(text))
+            tokens = tokenize(embedding_text(text))
             sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
             notes.append(note)
             points.append(IndexPoint(str(note.pk), vec, sparse, payload_for(note)))

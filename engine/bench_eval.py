@@ -16,13 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from django.db import transaction
-
-from engine import indexer, runtime
+from engine import runtime
 from engine.bench_data import Question
+from engine.conversation import Turn, add_conversation
 from engine.retrieval import FULL, Pipeline, search
-from engine.write import EpisodicItem, add_episodic_batch
-from memories.models import Agent, Link, Note
+from engine.write import EpisodicItem, add_episodic_batch, add_memory
+from memories.models import Agent, Note
 
 
 @dataclass(frozen=True)
@@ -37,21 +36,13 @@ class Memory:
 class IngestOptions:
     """How memories enter the store. Every option is an ingestion choice, documented with its effect."""
 
-    # "episodic": add_episodic_batch (no LLM); "memory": add_memory (the full pipeline, offline provider).
-    path: str = "episodic"
+    # "conversation": engine.conversation.add_conversation (each turn with the previous turn of its
+    # session as context, adjacent turns linked) — the product's transcript path;
+    # "episodic": add_episodic_batch, each memory on its own (no LLM);
+    # "memory": add_memory (the full pipeline, offline provider).
+    path: str = "conversation"
     # Prefix each turn with its session date ("[8 May 2023] Caroline said, …").
     date_in_text: bool = False
-    # Link adjacent turns of one session, both directions (Link rows), for the link walk.
-    neighbour_links: bool = False
-    # Give each note the previous turn of its session as ``context`` (the field the embedding
-    # recipe appends; an LLM-built note would summarise its situation there), then re-embed.
-    context_prev: bool = False
-    # Give each note the N turns before and after it in its session as ``context`` (0 = off);
-    # the stored content stays the turn, only the embedded text gains the neighbours.
-    context_window: int = 0
-    # Experiment, not the product: also index the context for BM25 (the product's BM25 text is
-    # content + keywords + tags, DESIGN §3); rewrites the index points after ingest.
-    bm25_context: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,93 +86,19 @@ def date_label(when) -> str:
 def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> list[Note]:
     """Write ``memories`` for ``agent`` through the chosen write path; the one switch point."""
     texts = [f"[{date_label(m.occurred_at)}] {m.text}" if options.date_in_text else m.text for m in memories]
+    if options.path == "conversation":
+        turns = [Turn(t, session=str(m.session), source=m.source, occurred_at=m.occurred_at) for t, m in zip(texts, memories)]
+        return add_conversation(agent, turns, actor="bench")
     if options.path == "episodic":
         items = [EpisodicItem(t, sources=[m.source], occurred_at=m.occurred_at) for t, m in zip(texts, memories)]
-        notes = add_episodic_batch(agent, items, actor="bench")
-    elif options.path == "memory":
-        from engine.write import add_memory  # the full pipeline; imported late so the bench runs before it lands
-
+        return add_episodic_batch(agent, items, actor="bench")
+    if options.path == "memory":
         notes = []
         for text, m in zip(texts, memories):
             result = add_memory(text, agent, sources=[m.source], occurred_at=m.occurred_at, actor="bench")
             notes.append(result.note)
-    else:
-        raise ValueError(f"unknown ingest path {options.path!r}")
-    if options.neighbour_links:
-        link_neighbours(agent, memories)
-    if options.context_window:
-        set_window_as_context(agent, memories, options.context_window)
-    elif options.context_prev:
-        set_previous_as_context(agent, memories)
-    if options.bm25_context:
-        reindex_bm25_with_context(agent)
-    return notes
-
-
-def reindex_bm25_with_context(agent: Agent) -> None:
-    """Rewrite this agent's index points with BM25 over content + keywords + tags + context."""
-    from engine.config import get_config
-    from engine.embeddings import from_bytes
-    from engine.indexer import payload_for
-    from engine.store import IndexPoint, bm25_document_vector
-    from engine.text import bm25_text
-    from engine.tokenize import tokenize
-    from memories.access import collection_for
-
-    cfg = get_config()
-    points = []
-    for note in Note.objects.filter(agent_id=agent.pk, is_active=True):
-        text = " ".join(p for p in (bm25_text(note.content, note.keywords, note.tags), note.context) if p)
-        sparse = bm25_document_vector(tokenize(text), k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
-        points.append(IndexPoint(str(note.pk), from_bytes(note.embedding), sparse, payload_for(note)))
-    runtime.store().upsert(collection_for(agent), points)
-
-
-def link_neighbours(agent: Agent, memories: Sequence[Memory]) -> int:
-    """Link each memory to the next one of the same session, both directions."""
-    by_source = {}
-    for note in Note.objects.filter(agent_id=agent.pk, is_active=True).only("pk", "sources"):
-        for source in note.sources:
-            by_source.setdefault(source, note.pk)
-    rows = []
-    for a, b in zip(memories, memories[1:]):
-        x, y = by_source.get(a.source), by_source.get(b.source)
-        if a.session == b.session and x and y and x != y:
-            rows += [Link(source_id=x, target_id=y, reason="adjacent turn"), Link(source_id=y, target_id=x, reason="adjacent turn")]
-    with transaction.atomic():
-        Link.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-    return len(rows)
-
-
-def set_previous_as_context(agent: Agent, memories: Sequence[Memory]) -> None:
-    """context = the preceding turn of the same session; the indexer re-embeds the notes."""
-    previous = {b.source: a.text for a, b in zip(memories, memories[1:]) if a.session == b.session}
-    notes = list(Note.objects.filter(agent_id=agent.pk, is_active=True))
-    for note in notes:
-        note.context = " ".join(previous[s] for s in note.sources if s in previous)
-        note.embedding = None  # the indexer embeds content + context again
-        note.mark_dirty()
-    Note.objects.bulk_update(notes, ["context", "embedding", "index_dirty", "revision"], batch_size=500)
-    indexer.sync_dirty(among=Note.objects.filter(agent_id=agent.pk))
-
-
-def set_window_as_context(agent: Agent, memories: Sequence[Memory], window: int) -> None:
-    """context = up to ``window`` turns before and after, same session; the indexer re-embeds."""
-    around: dict[str, str] = {}
-    for i, m in enumerate(memories):
-        near = memories[max(0, i - window) : i] + memories[i + 1 : i + 1 + window]
-        around[m.source] = " ".join(n.text for n in near if n.session == m.session)
-    _set_context(agent, around)
-
-
-def _set_context(agent: Agent, by_source: dict[str, str]) -> None:
-    notes = list(Note.objects.filter(agent_id=agent.pk, is_active=True))
-    for note in notes:
-        note.context = " ".join(by_source[s] for s in note.sources if by_source.get(s))
-        note.embedding = None  # the indexer embeds content + context again
-        note.mark_dirty()
-    Note.objects.bulk_update(notes, ["context", "embedding", "index_dirty", "revision"], batch_size=500)
-    indexer.sync_dirty(among=Note.objects.filter(agent_id=agent.pk))
+        return notes
+    raise ValueError(f"unknown ingest path {options.path!r}")
 
 
 @dataclass

@@ -24,7 +24,7 @@ from engine.config import get_config
 from engine.embeddings import from_bytes, to_bytes
 from engine.errors import AmemError
 from engine.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
-from engine.text import bm25_text, embedding_text
+from engine.text import embedding_text
 from engine.tokenize import tokenize
 from memories.access import collection_for_note
 from memories.models import Agent, Note
@@ -72,7 +72,7 @@ def ensure_embedding(note: Note) -> np.ndarray:
 
 def point_for(note: Note) -> IndexPoint:
     cfg = get_config()
-    tokens = tokenize(bm25_text(note.content, note.keywords, note.tags))
+    tokens = tokenize(embedding_text(note.content, note.keywords, note.tags, note.context))
     sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
     return IndexPoint(str(note.pk), ensure_embedding(note), sparse, payload_for(note))
 

@@ -17,7 +17,7 @@ from engine.errors import ConfigError, IndexUnavailable
 from engine.llm import LLM, LlmCallRecord, build_llm
 from engine.offline import OfflineRules
 from engine.store import ClientStore, EdgeStore, VectorStore
-from engine.tokenize import tokenize
+from engine.tokenize import words
 
 _store: VectorStore | None = None
 _model_override: str | None = None
@@ -99,7 +99,7 @@ def llm() -> LLM:
 
     with _lock:
         if _llm is None:
-            offline = OfflineRules(lambda texts: embedder().encode(list(texts)), tokenize)
+            offline = OfflineRules(lambda texts: embedder().encode(list(texts)), words)
             try:
                 _llm = build_llm(settings.AMEM_LLM_ENV, settings.AMEM_LLM, recorder=record_llm_call, offline=offline)
             except ValueError as exc:

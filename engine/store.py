@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import IndexLocked, IndexMismatch, IndexUnavailable
+from engine.tokenize import LEXICAL_VERSION
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -150,6 +151,11 @@ def bm25_query_vector(tokens: Sequence[str]) -> SparseVector:
 class IndexMeta:
     embedding_model: str
     dimension: int
+    # How BM25 terms were made; indexes from before it was recorded had unstemmed words.
+    lexical: str = "words-1"
+
+    def as_dict(self) -> dict:
+        return {"embedding_model": self.embedding_model, "dimension": self.dimension, "lexical": self.lexical}
 
     def check(self, model: str, dimension: int, collection: str) -> None:
         if self.dimension != dimension or self.embedding_model != model:
@@ -158,6 +164,11 @@ class IndexMeta:
                 f"{self.embedding_model!r} ({self.dimension} dims) but this process uses {model!r} "
                 f"({dimension} dims). Rebuild it with `manage.py amem_reindex --model {model}` "
                 f"or set AMEM_EMBED_MODEL={self.embedding_model}."
+            )
+        if self.lexical != LEXICAL_VERSION:
+            raise IndexMismatch(
+                f"index collection {collection!r} holds BM25 terms made by {self.lexical!r}, this version makes "
+                f"{LEXICAL_VERSION!r}; rebuild the index from the database with `manage.py amem_reindex --recreate`."
             )
 
 
@@ -168,6 +179,10 @@ class VectorStore:
         self.embedding_model = embedding_model
         self.dimension = dimension
         self._lock = threading.RLock()
+
+    def meta(self) -> IndexMeta:
+        """What this process builds: recorded with each new collection, checked on each opened one."""
+        return IndexMeta(self.embedding_model, self.dimension, LEXICAL_VERSION)
 
     # Collections ----------------------------------------------------------------------
     def ensure_collection(self, name: str) -> None:
@@ -280,7 +295,7 @@ class EdgeStore(VectorStore):
             shard = q.EdgeShard.create(str(path), config)
             for key in KEYWORD_FIELDS:
                 shard.update(q.UpdateOperation.create_field_index(key, q.PayloadSchemaType.Keyword))
-            meta_path.write_text(json.dumps({"embedding_model": self.embedding_model, "dimension": self.dimension}))
+            meta_path.write_text(json.dumps(self.meta().as_dict()))
             return shard
         except (IndexMismatch, IndexLocked):
             raise
@@ -485,7 +500,7 @@ class ClientStore(VectorStore):
                             f"Qdrant collection {full!r} carries no record of its embedding model; "
                             "drop it or run `manage.py amem_reindex`."
                         )
-                    IndexMeta(meta["embedding_model"], int(meta["dimension"])).check(
+                    IndexMeta(meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", "words-1")).check(
                         self.embedding_model, self.dimension, full
                     )
                 else:
@@ -493,7 +508,7 @@ class ClientStore(VectorStore):
                         full,
                         vectors_config={DENSE: m.VectorParams(size=self.dimension, distance=m.Distance.COSINE)},
                         sparse_vectors_config={SPARSE: m.SparseVectorParams(modifier=m.Modifier.IDF)},
-                        metadata={"embedding_model": self.embedding_model, "dimension": self.dimension},
+                        metadata=self.meta().as_dict(),
                     )
                     if not self._is_local():
                         for key in KEYWORD_FIELDS:

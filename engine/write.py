@@ -24,7 +24,7 @@ from engine.config import EngineConfig, get_config
 from engine.construct import apply_fields, check_note_type, construct, recipe_vectors
 from engine.embeddings import to_bytes
 from engine.errors import InvalidInput, NotFound
-from engine.text import CheckedText, check_content, content_hash, embedding_text
+from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note, NoteEvent
 
 SCOPES = ("private", "shared")
@@ -39,6 +39,9 @@ class EpisodicItem:
     sources: Sequence[str] = ()
     occurred_at: dt.datetime | None = None
     scope: str = "private"
+    # What the event answers or where it happened (e.g. the previous turn of a conversation):
+    # stored as the note's context, so it is embedded and indexed with the text.
+    context: str = ""
 
 
 def resolve_agent(agent: Agent | str) -> Agent:
@@ -96,6 +99,7 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
     check_occurred_at(item.occurred_at)
     return Note(
         content=checked.text,
+        context=check_context(item.context, max_chars=cfg.max_note_chars),
         content_hash=content_hash(checked.text),
         ephemeral=checked.ephemeral,
         subjects=clean_labels(item.subjects, "subjects"),
@@ -112,25 +116,35 @@ def add_episodic_batch(
 ) -> list[Note]:
     """Validate all, embed all, insert all in one transaction: all or nothing."""
     agent = resolve_agent(agent)
+    notes = embed_episodic(agent, items)
+    with transaction.atomic():
+        store_episodic(agent, notes, actor=actor)
+    return notes
+
+
+def embed_episodic(agent: Agent, items: Sequence[EpisodicItem]) -> list[Note]:
+    """Validated, embedded, unsaved notes for ``items``; raises before anything is written."""
     notes = [_prepare(agent, item) for item in items]
     if not notes:
         return []
     emb = runtime.embedder()
-    vectors = emb.encode([embedding_text(n.content) for n in notes])
+    vectors = emb.encode([embedding_text(n.content, context=n.context) for n in notes])
     for note, vector in zip(notes, vectors, strict=True):
         note.embedding, note.embedding_model = to_bytes(vector), emb.model_name
-    with transaction.atomic():
-        Note.objects.bulk_create(notes, batch_size=500)
-        NoteEvent.objects.bulk_create(
-            [
-                NoteEvent(note=n, action="create", after={"content": n.content, "path": "episodic"}, actor=actor or agent.pk)
-                for n in notes
-            ],
-            batch_size=500,
-        )
-        Agent.objects.filter(pk=agent.pk).update(last_write_at=timezone.now())
-        indexer.sync_after_commit([n.pk for n in notes])
     return notes
+
+
+def store_episodic(agent: Agent, notes: list[Note], *, actor: str | None = None, path: str = "episodic") -> None:
+    """Insert notes from ``embed_episodic`` inside the caller's transaction; indexed after commit."""
+    if not notes:
+        return
+    Note.objects.bulk_create(notes, batch_size=500)
+    NoteEvent.objects.bulk_create(
+        [NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk) for n in notes],
+        batch_size=500,
+    )
+    _touch(agent)
+    indexer.sync_after_commit([n.pk for n in notes])
 
 
 def add_episodic(
@@ -141,10 +155,11 @@ def add_episodic(
     subjects: Sequence[str] = (),
     sources: Sequence[str] = (),
     occurred_at: dt.datetime | None = None,
+    context: str = "",
     actor: str | None = None,
 ) -> Note:
     """One event, no LLM and no dedup; returns the stored note."""
-    item = EpisodicItem(text, subjects, sources, occurred_at, scope)
+    item = EpisodicItem(text, subjects, sources, occurred_at, scope, context)
     return add_episodic_batch(agent, [item], actor=actor)[0]
 
 

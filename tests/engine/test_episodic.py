@@ -122,3 +122,18 @@ def test_the_episodic_path_never_calls_a_model(alice, store, provider):  # B045
     assert provider.requests == []
     runtime.llm().construct("A control call proves the fake server is wired up.")
     assert len(provider.requests) == 1
+
+
+def test_a_context_is_stored_and_embedded_with_the_text(alice, store):
+    n = add_episodic("Yes, we went to the lake last weekend.", alice, context="Did you go anywhere?")
+    stored = Note.objects.get(pk=n.pk)
+    assert stored.context == "Did you go anywhere?"
+    expected = runtime.embedder().encode_one("Yes, we went to the lake last weekend. Did you go anywhere?")
+    assert np.allclose(from_bytes(stored.embedding), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("context", [42, "bad\x00context", "x" * 20_001])
+def test_a_bad_context_is_refused_and_nothing_is_written(alice, store, context):
+    with pytest.raises(InvalidInput, match="context"):
+        add_episodic("A perfectly fine event text.", alice, context=context)
+    assert not Note.objects.exists()

@@ -9,6 +9,7 @@ import pytest
 
 from engine.errors import IndexMismatch
 from engine.store import (
+    IndexMeta,
     ACTIVE,
     RETIRED,
     AnyOf,
@@ -94,10 +95,10 @@ def test_bm25_prefers_more_occurrences_and_rarer_terms(vs):
     mixed = point("apple banana", unit(1))
     cherry = point("cherry", unit(2))
     vs.upsert(C, [triple, mixed, cherry])
-    hits = vs.query_sparse(C, bm25_query_vector(["apple"]), IndexFilter(), 10)
+    hits = vs.query_sparse(C, bm25_query_vector(tokenize("apple")), IndexFilter(), 10)
     assert [h.id for h in hits] == [triple.id, mixed.id]
     assert hits[0].score >= hits[1].score
-    rare = vs.query_sparse(C, bm25_query_vector(["apple", "banana"]), IndexFilter(), 10)
+    rare = vs.query_sparse(C, bm25_query_vector(tokenize("apple banana")), IndexFilter(), 10)
     assert rare[0].id == mixed.id  # banana is rarer than apple, so it outweighs
 
 
@@ -112,7 +113,7 @@ def test_hybrid_query_fuses_both_legs_inside_the_filter(vs):
     foreign = point("qdrant qdrant", unit(0), agent_id="b")
     vs.upsert(C, [lexical, dense, foreign])
     hits = vs.query_hybrid(
-        C, unit(0), bm25_query_vector(["qdrant"]), IndexFilter((Eq("agent_id", "a"),)), 10, prefetch=10
+        C, unit(0), bm25_query_vector(tokenize("qdrant")), IndexFilter((Eq("agent_id", "a"),)), 10, prefetch=10
     )
     ids = [h.id for h in hits]
     assert set(ids) == {lexical.id, dense.id}
@@ -156,6 +157,27 @@ def test_reopening_a_server_collection_with_another_model_names_the_fix(tmp_path
     with pytest.raises(IndexMismatch, match="model-a"):
         second.ensure_collection(C)
     second.close()
+
+
+def test_an_edge_index_from_older_bm25_rules_asks_for_a_rebuild(tmp_path, monkeypatch):
+    # An index from before stemming holds "paintings" where queries now look up "paint".
+    old = EdgeStore(tmp_path / "q", "m", DIM)
+    monkeypatch.setattr(old, "meta", lambda: IndexMeta("m", DIM))  # as written before the record existed
+    old.ensure_collection(C)
+    old.close()
+    with pytest.raises(IndexMismatch, match="amem_reindex --recreate"):
+        EdgeStore(tmp_path / "q", "m", DIM).ensure_collection(C)
+
+
+def test_a_server_collection_from_older_bm25_rules_asks_for_a_rebuild(tmp_path, monkeypatch):
+    old = ClientStore("m", DIM, path=str(tmp_path / "local"))
+    monkeypatch.setattr(old, "meta", lambda: IndexMeta("m", DIM, "words-1"))
+    old.ensure_collection(C)
+    old.close()
+    again = ClientStore("m", DIM, path=str(tmp_path / "local"))
+    with pytest.raises(IndexMismatch, match="words-1"):
+        again.ensure_collection(C)
+    again.close()
 
 
 def test_an_edge_index_survives_reopening(tmp_path):

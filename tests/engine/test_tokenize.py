@@ -38,3 +38,20 @@ def test_full_width_letters_fold_to_ascii():
 def test_stop_words_are_dropped_only_on_request():
     assert "the" in tokenize("the cat")
     assert tokenize("the cat", drop_stop_words=True) == ["cat"]
+
+
+def test_english_words_are_stemmed_so_forms_of_a_word_meet():
+    # A question says "paint" and "camp"; the turn said "paintings" and "went camping".
+    assert tokenize("paintings painted painting") == ["paint", "paint", "paint"]
+    assert tokenize("camping camps") == ["camp", "camp"]
+
+
+def test_stop_words_are_dropped_before_stemming():
+    # "was" would stem to "wa" and slip past the stop list if the order were reversed.
+    assert tokenize("it was fun", drop_stop_words=True) == ["fun"]
+
+
+def test_only_plain_latin_words_are_stemmed():
+    assert tokenize("Привет мир") == ["привет", "мир"]
+    assert tokenize("记忆系统") == tokenize("记忆系统")
+    assert tokenize("v2 42") == ["v2", "42"]

@@ -31,17 +31,16 @@ DOC = Path(settings.BASE_DIR) / "docs" / "benchmarks.md"
 
 
 class Command(AmemCommand):
-    help = "Benchmarks: amem_bench locomo|madial [--date-in-text] [--neighbour-links] [--write-doc]"
+    help = "Benchmarks: amem_bench locomo|madial [--path conversation|episodic|memory] [--write-doc]"
 
     def add_arguments(self, parser):
         parser.add_argument("benchmark", choices=["locomo", "madial"])
         parser.add_argument("--data", default=str(DATA), help="folder holding locomo10.json and madial/")
-        parser.add_argument("--path", choices=["episodic", "memory"], default="episodic", help="write path")
+        parser.add_argument(
+            "--path", choices=["conversation", "episodic", "memory"], default="",
+            help="write path (default: conversation for LoCoMo, episodic for MADial, whose memories are not turns)",
+        )
         parser.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
-        parser.add_argument("--neighbour-links", action="store_true", help="link adjacent turns of a session")
-        parser.add_argument("--context-prev", action="store_true", help="previous turn as each note's context")
-        parser.add_argument("--context-window", type=int, default=0, help="N turns either side as context")
-        parser.add_argument("--bm25-context", action="store_true", help="experiment: BM25 also over context")
         parser.add_argument("--pool-factor", type=int, default=Pipeline.pool_factor, help="pool per leg = factor·k")
         parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
@@ -78,15 +77,16 @@ class Command(AmemCommand):
             pool_min=options["pool_min"],
             query_stop_words=not options["keep_query_stop_words"],
         )
-        rows = variants(base, link_share=options["neighbour_links"])
+        rows = variants(base, link_share=self._path(options) == "conversation")
         only = [k for k in options["only"].split(",") if k]
         return [v for v in rows if v.key in only] if only else rows
 
+    @staticmethod
+    def _path(options) -> str:
+        return options["path"] or ("conversation" if options["benchmark"] == "locomo" else "episodic")
+
     def _options(self, options) -> IngestOptions:
-        return IngestOptions(
-            options["path"], options["date_in_text"], options["neighbour_links"], options["context_prev"],
-            options["context_window"], options["bm25_context"],
-        )
+        return IngestOptions(self._path(options), options["date_in_text"])
 
     def _locomo(self, options):
         conversations = load_locomo(Path(options["data"]) / "locomo10.json")
@@ -120,25 +120,17 @@ class Command(AmemCommand):
 
     def _marker(self, options) -> str:
         parts = [options["benchmark"], runtime.embedder().model_name]
-        parts += [flag for flag in ("date_in_text", "neighbour_links", "context_prev", "keep_query_stop_words", "bm25_context")
-              if options[flag]]
-        if options["context_window"]:
-            parts.append(f"context window {options['context_window']}")
+        parts += [flag for flag in ("date_in_text", "keep_query_stop_words") if options[flag]]
         if (options["pool_factor"], options["pool_min"]) != (Pipeline.pool_factor, Pipeline.pool_min):
             parts.append(f"pool {options['pool_factor']}k/{options['pool_min']}")
-        if options["path"] != "episodic":
-            parts.append(options["path"])
+        parts.append(self._path(options))
         return " ".join(parts)
 
     def _heading(self, options, scores: Scores, ingest_s: float, total_s: float) -> str:
         label = f" — {options['label']}" if options["label"] else ""
         return (
-            f"**{options['benchmark']}, {runtime.embedder().model_name}, ingest via {options['path']}"
+            f"**{options['benchmark']}, {runtime.embedder().model_name}, ingest via {self._path(options)}"
             f"{', date in text' if options['date_in_text'] else ''}"
-            f"{', neighbour links' if options['neighbour_links'] else ''}"
-            f"{', previous turn as context' if options['context_prev'] else ''}"
-            f"{window_label(options['context_window'])}"
-            f"{', BM25 over context too' if options['bm25_context'] else ''}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
             f", pool {options['pool_factor']}·k (min {options['pool_min']}){label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
@@ -174,10 +166,6 @@ def _fresh_agent(agent_id: str) -> Agent:
         raise CommandError(f"agent {agent_id!r} already exists here; run without --here for a fresh data dir")
     # Mode B: its own collection, so BM25 statistics and neighbours are this store's alone.
     return Agent.objects.create(id=agent_id, collection=agent_id[:64])
-
-
-def window_label(window: int) -> str:
-    return f", {window} turn(s) either side as context" if window else ""
 
 
 def _argv(options) -> str:

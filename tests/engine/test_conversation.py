@@ -1,0 +1,108 @@
+"""Conversation ingest: each turn a note carrying the turn before it; adjacent turns linked."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from engine import runtime
+from engine.conversation import LINK_REASON, Turn, add_conversation, previous_turns
+from engine.embeddings import from_bytes
+from engine.errors import InvalidInput, QualityRejected
+from engine.retrieval import search
+from engine.text import embedding_text
+from memories.models import Link, Note, NoteEvent
+
+WHEN = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
+
+
+def chat() -> list[Turn]:
+    return [
+        Turn('Melanie said, "Where did you go camping last summer?"', "s1", "D1:1", WHEN),
+        Turn('Caroline said, "We went to the mountains near the lake."', "s1", "D1:2", WHEN),
+        Turn('Melanie said, "That sounds lovely, did the kids enjoy it?"', "s1", "D1:3", WHEN),
+        Turn('Caroline said, "I started a new painting this week."', "s2", "D2:1", WHEN + dt.timedelta(days=7)),
+    ]
+
+
+def by_source(agent_id: str) -> dict[str, Note]:
+    return {n.sources[0]: n for n in Note.objects.filter(agent_id=agent_id)}
+
+
+def test_each_turn_keeps_its_text_and_gets_the_previous_turn_of_its_session_as_context(alice, store):
+    add_conversation(alice, chat())
+    notes = by_source("alice")
+    assert notes["D1:2"].content == chat()[1].text  # stored content is the turn itself
+    assert notes["D1:2"].context == chat()[0].text
+    assert notes["D1:3"].context == chat()[1].text
+    assert notes["D1:1"].context == "" and notes["D2:1"].context == ""  # first of each session
+    assert notes["D2:1"].created_at == WHEN + dt.timedelta(days=7)
+
+
+def test_the_vector_embeds_the_turn_with_its_context(alice, store):
+    add_conversation(alice, chat())
+    note = by_source("alice")["D1:2"]
+    expected = runtime.embedder().encode_one(embedding_text(note.content, context=note.context))
+    assert np.allclose(from_bytes(note.embedding), expected, atol=1e-5)
+
+
+def test_an_answer_is_found_by_the_words_of_the_question_it_answers(alice, store):
+    # "mountains near the lake" never says "camping": only the context (the question) does.
+    add_conversation(alice, chat())
+    hits = search("camping trip", alice, limit=2, heat=False, links=False)
+    assert "D1:2" in {s for r in hits for s in r.note.sources}
+
+
+def test_adjacent_turns_of_a_session_are_linked_both_ways_and_sessions_are_not(alice, store):
+    add_conversation(alice, chat())
+    notes = by_source("alice")
+    pairs = {(str(a), str(b)) for a, b in Link.objects.values_list("source_id", "target_id")}
+    one, two, three, other = (str(notes[k].pk) for k in ("D1:1", "D1:2", "D1:3", "D2:1"))
+    assert pairs == {(one, two), (two, one), (two, three), (three, two)}
+    assert set(Link.objects.values_list("reason", flat=True)) == {LINK_REASON}
+    assert other not in {p for pair in pairs for p in pair}
+
+
+def test_the_link_walk_brings_the_neighbouring_turn(alice, store):
+    add_conversation(alice, chat())
+    results = search("mountains near the lake", alice, limit=1, heat=False)
+    assert results[0].via == "match" and results[0].note.sources == ["D1:2"]
+    assert {"D1:1", "D1:3"} & {s for r in results[1:] if r.via == "link" for s in r.note.sources}
+
+
+def test_without_links_no_link_rows_are_written(alice, store):
+    add_conversation(alice, chat(), link_adjacent=False)
+    assert Note.objects.count() == 4 and not Link.objects.exists()
+
+
+def test_every_note_is_indexed_after_commit_and_has_a_create_event(alice, store, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        notes = add_conversation(alice, chat())
+    assert not Note.objects.filter(index_dirty=True).exists()
+    assert NoteEvent.objects.filter(action="create", after__path="conversation").count() == len(notes)
+
+
+def test_one_bad_turn_writes_nothing(alice, store):
+    turns = [*chat(), Turn("short", "s2", "D2:2", WHEN)]
+    with pytest.raises(QualityRejected):
+        add_conversation(alice, turns)
+    assert not Note.objects.exists() and not Link.objects.exists()
+
+
+def test_a_naive_time_is_refused_before_anything_is_written(alice, store):
+    turns = [Turn("A turn with a time but no time zone.", "s1", "x", dt.datetime(2023, 5, 8))]
+    with pytest.raises(InvalidInput):
+        add_conversation(alice, turns)
+    assert not Note.objects.exists()
+
+
+def test_previous_turns_only_within_one_session():
+    turns = [Turn("a", "1"), Turn("b", "1"), Turn("c", "2"), Turn("d", "1")]
+    assert previous_turns(turns) == ["", "a", "", ""]
+
+
+def test_an_empty_conversation_writes_nothing(alice, store):
+    assert add_conversation(alice, []) == []
+    assert not Note.objects.exists()
