@@ -68,21 +68,24 @@ class ScriptedDense:
 
 
 class RecordingStore:
-    """The real store, remembering the filter each leg was queried with."""
+    """The real store, remembering the filter and the pool size each leg was queried with."""
 
     def __init__(self, real: VectorStore) -> None:
         self.real = real
         self.filters: dict[str, list] = {"dense": [], "sparse": []}
+        self.limits: dict[str, list[int]] = {"dense": [], "sparse": []}
 
     def __getattr__(self, name):
         return getattr(self.real, name)
 
     def query_dense(self, collection, vector, flt, limit):
         self.filters["dense"].append(flt)
+        self.limits["dense"].append(limit)
         return self.real.query_dense(collection, vector, flt, limit)
 
     def query_sparse(self, collection, vector, flt, limit):
         self.filters["sparse"].append(flt)
+        self.limits["sparse"].append(limit)
         return self.real.query_sparse(collection, vector, flt, limit)
 
 
