@@ -1,0 +1,31 @@
+"""amem_bench on a slice of the real LoCoMo data: the command runs end to end and finds the evidence."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from memories.models import Link, Note
+
+pytestmark = [pytest.mark.django_db, pytest.mark.slow]
+
+
+def test_locomo_first_session_of_one_conversation(store):
+    out = StringIO()
+    call_command(
+        "amem_bench", "locomo", "--here", "--conversations", "1", "--sessions", "1", "--only", "bm25,rrf,full",
+        stdout=out, stderr=StringIO(),
+    )
+    text = out.getvalue()
+    # Ingest went through the conversation path: contexts and adjacent links exist.
+    assert Note.objects.exclude(context="").exists() and Link.objects.exists()
+    row = re.search(r"\| full pipeline \| \*\*all\*\* \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", text)
+    assert row, text
+    questions, (r1, r5, r10, r20) = int(row[1]), map(float, row.groups()[1:])
+    assert questions > 0
+    assert r1 <= r5 <= r10 <= r20
+    # One short session: the evidence turn is nearly always among the first ten.
+    assert r10 >= 0.6
