@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, ValidationError
 
 from engine.errors import (
     AmemError,
@@ -16,12 +19,14 @@ from engine.errors import (
     PermissionDenied,
     QualityRejected,
 )
+from memories.agent_api import router as agent_router
 from memories.local_api import router as local_router
 
 log = logging.getLogger("amem.api")
 
 api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/local/", local_router)
+api.add_router("/", agent_router)
 
 # Most specific first: the first matching class decides the status.
 STATUS_FOR = [
@@ -44,4 +49,49 @@ def engine_error(request, exc: AmemError):
                 return api.create_response(request, {"detail": "a backing service is unavailable"}, status=503)
             return api.create_response(request, {"detail": str(exc)}, status=status)
     log.exception("unexpected engine error")
+    return api.create_response(request, {"detail": "internal error"}, status=500)
+
+
+def _field(loc) -> str:
+    # ninja's loc is (where, parameter name, field…); for a body the first two say nothing to the caller.
+    parts = [str(p) for p in loc]
+    if parts[:1] == ["body"]:
+        parts = parts[2:]
+    return ".".join(parts) or "body"
+
+
+def _problem(error: dict) -> str:
+    field = _field(error.get("loc", ()))
+    if error.get("type") == "extra_forbidden":
+        return f"{field}: unknown field"
+    return f"{field}: {str(error.get('msg', 'invalid')).removeprefix('Value error, ')}"
+
+
+@api.exception_handler(ValidationError)
+def request_invalid(request, exc: ValidationError):
+    # A request that does not fit its schema is the caller's mistake: 400. ninja's default is 422,
+    # which this API keeps for the quality gate (a well-formed text that is too poor to keep).
+    return api.create_response(request, {"detail": "; ".join(_problem(e) for e in exc.errors)}, status=400)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthenticated(request, exc: AuthenticationError):
+    response = api.create_response(request, {"detail": "missing, unknown or revoked API key"}, status=401)
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(SuspiciousOperation)
+def request_refused(request, exc: SuspiciousOperation):
+    # Django answers these with a bare 400 page; ninja reads the body inside the view, so they arrive here.
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return api.create_response(request, {"detail": f"the request body is larger than {limit} bytes"}, status=413)
+    return api.create_response(request, {"detail": "bad request"}, status=400)
+
+
+@api.exception_handler(Exception)
+def unexpected(request, exc: Exception):
+    """Anything else is our bug: logged with its traceback, answered without internals."""
+    log.exception("unhandled error in %s %s", request.method, request.path)
     return api.create_response(request, {"detail": "internal error"}, status=500)

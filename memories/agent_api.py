@@ -1,0 +1,202 @@
+"""/api/v1/: the agent-facing JSON API (DESIGN §7).
+
+The bearer key decides the agent; no request field can name another one.
+Every operation is one engine call: the engine validates, decides access
+(memories/access.py) and raises errors that amem_site/api.py maps to statuses
+(400 invalid, 404 not readable, 403 read-only, 422 quality gate, 503 index down).
+A note that the agent cannot read, a retired one and a malformed id all give the
+same 404, so the API never tells whether a note exists.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from ninja import Router
+from ninja.security import HttpBearer
+
+from engine import crud, edit, lookup, runtime
+from engine.conversation import Turn, add_conversation
+from engine.retrieval import Result, search
+from engine.write import add_episodic, add_memory
+from memories import access
+from memories.api_schemas import (
+    ConversationIn,
+    CountOut,
+    EpisodicIn,
+    IdOut,
+    IdsOut,
+    MemoryCreatedOut,
+    MemoryIn,
+    NoteOut,
+    PatchIn,
+    RetiredOut,
+    SearchIn,
+    SearchOut,
+    TurnsIn,
+    TurnsOut,
+)
+from memories.models import SHARED_AGENT, Agent, ApiKey, Note
+
+
+class AgentKey(HttpBearer):
+    """``Authorization: Bearer <key>`` → the key's agent; unknown, revoked or inactive → 401."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
+        key = ApiKey.authenticate(token) if token else None
+        return key.agent if key is not None else None
+
+
+router = Router(auth=AgentKey(), tags=["memories"])
+
+
+def _agent(request: HttpRequest) -> Agent:
+    return request.auth  # type: ignore[attr-defined]
+
+
+def _fields(note: Note) -> dict:
+    return {
+        "id": str(note.pk),
+        "content": note.content,
+        "category": note.category,
+        "note_type": note.note_type,
+        "keywords": list(note.keywords or []),
+        "tags": list(note.tags or []),
+        "topics": list(note.topics or []),
+        "context": note.context,
+        "subjects": list(note.subjects or []),
+        "sources": list(note.sources or []),
+        "scope": "shared" if note.agent_id == SHARED_AGENT else "private",
+        "created_at": note.created_at,
+    }
+
+
+def _hit(result: Result, explain: bool) -> dict:
+    hit = {**_fields(result.note), "via": result.via, "similarity": float(result.similarity), "rrf": result.rrf}
+    if explain:
+        hit["explain"] = result.explain
+    return hit
+
+
+def _note(agent: Agent, note: Note) -> dict:
+    # Only links into notes this agent may read: an id it cannot open is not its business.
+    targets = note.out_links.order_by("created_at", "pk").values_list("target_id", flat=True)
+    links = [str(n.pk) for n in access.visible_notes(agent, list(targets))]
+    return {
+        **_fields(note),
+        "links": links,
+        "retrieval_count": note.retrieval_count,
+        "is_active": note.is_active,
+        "updated_at": note.updated_at,
+    }
+
+
+@router.post("/memories", response={201: MemoryCreatedOut})
+def create_memory(request: HttpRequest, body: MemoryIn):
+    """Store a memory through the full pipeline: quality gate, dedup, construct, link, evolve."""
+    result = add_memory(
+        body.text,
+        _agent(request),
+        scope=body.scope,
+        subjects=body.subjects,
+        sources=body.sources,
+        note_type=body.note_type,
+        occurred_at=body.occurred_at,
+    )
+    return {
+        "id": str(result.note.pk),
+        "outcome": result.outcome,
+        "links": list(result.links),
+        "similar_to": result.similar_to,
+        "similarity": result.similarity,
+    }
+
+
+@router.post("/memories/episodic", response={201: IdOut})
+def create_episodic(request: HttpRequest, body: EpisodicIn):
+    """Store an event on the cheap path: quality gate and embedding only (no LLM, no dedup)."""
+    note = add_episodic(
+        body.text,
+        _agent(request),
+        scope=body.scope,
+        subjects=body.subjects,
+        sources=body.sources,
+        occurred_at=body.occurred_at,
+        context=body.context,
+    )
+    return {"id": str(note.pk)}
+
+
+@router.post("/conversations", response={201: IdsOut})
+def create_conversation(request: HttpRequest, body: ConversationIn):
+    """Store chat turns in order, each with the previous turn of its session as context; all or nothing."""
+    turns = [
+        Turn(t.text, session=t.session, source=t.source, occurred_at=t.occurred_at, subjects=t.subjects)
+        for t in body.turns
+    ]
+    notes = add_conversation(_agent(request), turns, scope=body.scope, link_adjacent=body.link_adjacent)
+    return {"ids": [str(n.pk) for n in notes]}
+
+
+@router.post("/memories/search", response=SearchOut, exclude_unset=True)
+def search_memories(request: HttpRequest, body: SearchIn):
+    """Hybrid search (dense + BM25, fused, heat, link walk) over the notes this agent may read."""
+    results = search(
+        body.query,
+        _agent(request),
+        limit=body.limit,
+        subject=body.subject,
+        topics_filter=body.topics_filter,
+        explain=body.explain,
+    )
+    return {"results": [_hit(r, body.explain) for r in results]}
+
+
+@router.get("/memories/count", response=CountOut)
+def count_memories(request: HttpRequest):
+    """How many active notes this agent may read (its own, shared ones, ones granted to it)."""
+    agent = _agent(request)
+    lookup.sync_pending()  # a note written a moment ago counts
+    return {"count": runtime.store().count(access.collection_for(agent), access.index_filter(agent))}
+
+
+@router.get("/memories/{note_id}", response=NoteOut)
+def get_memory(request: HttpRequest, note_id: str):
+    """One note by id, with the ids of the notes it links to (only those this agent may read)."""
+    agent = _agent(request)
+    return _note(agent, access.get_note_for(agent, note_id))
+
+
+@router.patch("/memories/{note_id}", response=NoteOut)
+def update_memory(request: HttpRequest, note_id: str, body: PatchIn):
+    """Replace a note's text (re-constructed and re-embedded; the old text stays in its history)."""
+    agent = _agent(request)
+    note = edit.update_memory(note_id, body.text, agent, sources=body.sources)
+    return _note(agent, note)
+
+
+@router.delete("/memories/{note_id}", response=RetiredOut)
+def retire_memory(request: HttpRequest, note_id: str):
+    """Retire a note: it leaves every search; its row and history stay (undoable in review)."""
+    note = edit.retire_memory(note_id, _agent(request), reason="api")
+    return {"id": str(note.pk), "retired": True}
+
+
+@router.post("/turns", response=TurnsOut)
+def apply_turns(request: HttpRequest, body: TurnsIn):
+    """The CRUD gate: the latest exchange → at most three ops (add, update, retire), each reported."""
+    messages = [{"role": m.role, "content": m.content} for m in body.messages]
+    result = crud.decide_and_apply(messages, _agent(request), sources=body.sources)
+    return {
+        "ops": [
+            {
+                "action": op.action,
+                "fact": op.fact,
+                "status": op.status,
+                "note_id": op.note_id,
+                "reason": op.reason,
+                "write_outcome": op.write_outcome,
+            }
+            for op in result.ops
+        ],
+        "considered": list(result.considered),
+    }

@@ -1,0 +1,183 @@
+"""Request and response schemas of the agent API (memories/agent_api.py).
+
+Requests reject unknown fields (there is no ``agent`` field anywhere: the key
+decides the agent). Shapes and types are checked here; the rules about content
+(quality gate, length limits, label counts) stay in the engine, which raises
+the same errors for every caller.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal
+
+from ninja import Schema
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+
+MAX_SEARCH_LIMIT = 100  # engine/retrieval.py MAX_LIMIT
+MAX_MESSAGES = 100
+
+# C0/C1 controls except tab, newline, carriage return; and lone surrogates, which JSON can
+# carry ("\ud800") but PostgreSQL's jsonb refuses (a 500, not the caller's 400). The engine
+# checks note texts itself; short labels (subjects, sources, sessions, roles) are checked here.
+_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _storable(value: str) -> str:
+    if _UNSTORABLE.search(value):
+        raise ValueError("must not contain control characters or lone surrogates")
+    return value
+
+
+def _iso_text(value: object) -> object:
+    # pydantic would also take a number as a Unix time; the API promises ISO 8601 only.
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO 8601 string with a time zone, e.g. 2024-05-01T09:30:00+02:00")
+    return value
+
+
+def _storable_moment(value: dt.datetime) -> dt.datetime:
+    # Stored in UTC: 9999-12-31T23:59-05:00 parses but has no UTC equivalent.
+    try:
+        return value.astimezone(dt.UTC)
+    except OverflowError:
+        raise ValueError("is out of range once converted to UTC") from None
+
+
+Label = Annotated[str, AfterValidator(_storable)]
+Moment = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_storable_moment)]
+Scope = Literal["private", "shared"]
+
+
+class In(Schema):
+    # Unknown fields are an error, not silently dropped. Numbers and booleans are strict
+    # (no "5" or true for a limit); datetimes are parsed from ISO 8601 and need a zone.
+    model_config = ConfigDict(extra="forbid")
+
+
+class MemoryIn(In):
+    text: str
+    scope: Scope = "private"
+    subjects: list[Label] = []
+    sources: list[Label] = []
+    note_type: Literal["memory", "knowledge"] | None = None
+    occurred_at: Moment | None = None
+
+
+class EpisodicIn(In):
+    text: str
+    scope: Scope = "private"
+    subjects: list[Label] = []
+    sources: list[Label] = []
+    occurred_at: Moment | None = None
+    context: str = ""
+
+
+class TurnIn(In):
+    text: str
+    session: Label = ""
+    source: Label | None = None
+    occurred_at: Moment | None = None
+    subjects: list[Label] = []
+
+
+class ConversationIn(In):
+    turns: list[TurnIn] = Field(min_length=1)
+    scope: Scope = "private"
+    link_adjacent: StrictBool = True
+
+
+class SearchIn(In):
+    query: str
+    limit: StrictInt = Field(5, ge=1, le=MAX_SEARCH_LIMIT)
+    subject: Label | None = None
+    topics_filter: list[Label] | None = None
+    explain: StrictBool = False
+
+
+class PatchIn(In):
+    text: str
+    sources: list[Label] = []
+
+
+class MessageIn(In):
+    role: Label = Field(min_length=1, max_length=50)
+    content: str
+
+
+class TurnsIn(In):
+    messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
+    sources: list[Label] = []
+
+
+class MemoryCreatedOut(Schema):
+    id: str
+    outcome: Literal["created", "duplicate", "folded", "flagged"]
+    links: list[str]
+    similar_to: str | None
+    similarity: float | None
+
+
+class IdOut(Schema):
+    id: str
+
+
+class IdsOut(Schema):
+    ids: list[str]
+
+
+class CountOut(Schema):
+    count: int
+
+
+class NoteFieldsOut(Schema):
+    id: str
+    content: str
+    category: str
+    note_type: str
+    keywords: list[str]
+    tags: list[str]
+    topics: list[str]
+    context: str
+    subjects: list[str]
+    sources: list[str]
+    scope: Scope
+    created_at: dt.datetime
+
+
+class HitOut(NoteFieldsOut):
+    via: Literal["match", "link"]
+    similarity: float
+    rrf: float
+    explain: dict | None = None  # present only when asked
+
+
+class SearchOut(Schema):
+    results: list[HitOut]
+
+
+class NoteOut(NoteFieldsOut):
+    links: list[str]
+    retrieval_count: int
+    is_active: bool
+    updated_at: dt.datetime
+
+
+class RetiredOut(Schema):
+    id: str
+    retired: bool
+
+
+class OpOut(Schema):
+    action: str
+    fact: str
+    status: Literal["applied", "stored_as_new", "skipped"]
+    note_id: str | None
+    reason: str
+    write_outcome: str
+
+
+class TurnsOut(Schema):
+    ops: list[OpOut]
+    considered: list[str]

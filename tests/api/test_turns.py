@@ -1,0 +1,87 @@
+"""POST /turns: the CRUD gate over the latest exchange; every op is reported, one bad op skips alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.retrieval import search
+from memories.models import Note
+
+STATEMENT = "My favourite editor is Helix and I use it every day at work."
+
+
+def test_a_durable_statement_becomes_a_memory(as_alice, store):
+    messages = [{"role": "user", "content": STATEMENT}, {"role": "assistant", "content": "Noted!"}]
+    response = as_alice.post("/turns", {"messages": messages, "sources": ["t-1"]})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["considered"] == []
+    [op] = body["ops"]
+    assert (op["action"], op["status"], op["write_outcome"], op["fact"]) == ("NEW", "applied", "created", STATEMENT)
+    note = Note.objects.get(pk=op["note_id"])
+    assert (note.owner, note.sources) == ("alice", ["t-1"])
+
+
+def test_small_talk_changes_nothing(as_alice, store, snapshot):
+    before = snapshot()
+    response = as_alice.post("/turns", {"messages": [{"role": "user", "content": "hi!"}]})
+    assert response.json() == {"ops": [], "considered": []}
+    assert snapshot() == before
+
+
+def test_updates_and_deletes_are_applied_and_a_bad_op_is_skipped_alone(alice, as_alice, store, provider):
+    staging = as_alice.post("/memories/episodic", {"text": "The staging database runs MySQL 8 on a shared host."})
+    staging = staging.json()
+    laptop = as_alice.post("/memories/episodic", {"text": "The user's old laptop is a ThinkPad X220."}).json()
+    user = "We moved staging from MySQL to PostgreSQL 16 last week; my old ThinkPad is gone."
+    shown = [str(r.note.pk) for r in search(user, alice, limit=5, heat=False, links=False)]
+    provider.reply_json(
+        [
+            {"action": "UPDATE", "existing_idx": shown.index(staging["id"]), "fact": "Staging runs PostgreSQL 16."},
+            {"action": "NEW", "fact": "too short"},
+            {"action": "DELETE", "existing_idx": shown.index(laptop["id"]), "fact": "old laptop"},
+        ],
+        role="crud",
+    )
+    response = as_alice.post("/turns", {"messages": [{"role": "user", "content": user}]})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["considered"] == shown
+    assert [(o["action"], o["status"], o["note_id"]) for o in body["ops"]] == [
+        ("UPDATE", "applied", staging["id"]),
+        ("NEW", "skipped", None),
+        ("DELETE", "applied", laptop["id"]),
+    ]
+    assert body["ops"][1]["reason"].startswith("[quality]")
+    assert Note.objects.get(pk=staging["id"]).content == "Staging runs PostgreSQL 16."
+    assert Note.objects.get(pk=laptop["id"]).is_active is False
+
+
+def test_the_gate_only_sees_the_callers_notes(as_alice, as_bob, store, provider):
+    as_bob.post("/memories/episodic", {"text": "Bob's staging database runs MySQL 8 on a shared host."})
+    provider.reply_json([{"action": "DELETE", "existing_idx": 0, "fact": "staging"}], role="crud")
+    forget = [{"role": "user", "content": "Forget what you know about staging."}]
+    response = as_alice.post("/turns", {"messages": forget})
+    assert response.json()["considered"] == []
+    assert response.json()["ops"] == []  # an index into nothing is dropped by the reply validator
+    assert Note.objects.filter(is_active=True).count() == 1
+
+
+@pytest.mark.parametrize(
+    "body, detail",
+    [
+        ({"messages": []}, "messages: List should have at least 1 item"),
+        ({"messages": [{"content": STATEMENT}]}, "messages.0.role: Field required"),
+        ({"messages": [{"role": "", "content": STATEMENT}]}, "messages.0.role: String should have at least 1"),
+        ({"messages": [{"role": "user", "text": STATEMENT}]}, "messages.0.content: Field required"),
+        ({"messages": [{"role": "user", "content": STATEMENT}] * 101}, "messages: List should have at most 100 items"),
+        ({"messages": "hello there"}, "messages: Input should be a valid list"),
+        ({"messages": [{"role": "user", "content": STATEMENT}], "agent": "bob"}, "agent: unknown field"),
+    ],
+)
+def test_a_malformed_dialogue_is_400(body, detail, as_alice, store, snapshot):
+    before = snapshot()
+    response = as_alice.post("/turns", body)
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith(detail)
+    assert snapshot() == before
