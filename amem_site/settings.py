@@ -152,10 +152,14 @@ AMEM_QDRANT_URL = env_str("AMEM_QDRANT_URL", "")
 AMEM_QDRANT_API_KEY = env_str("AMEM_QDRANT_API_KEY", "")
 AMEM_QDRANT_PATH = Path(env_str("AMEM_QDRANT_PATH", str(AMEM_DATA_DIR / "qdrant")))
 AMEM_QDRANT_COLLECTION = env_str("AMEM_QDRANT_COLLECTION", "amem_notes")
+# Where management commands (and amem_mcp) reach the running server.
+AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "http://127.0.0.1:8000")
+# The agent key amem_mcp presents to that server: the MCP host sets it per agent.
+AMEM_API_KEY = env_str("AMEM_API_KEY", "")
+# amem_mcp talks to a server on this machine only, unless this is set.
+AMEM_MCP_ALLOW_REMOTE = env_bool("AMEM_MCP_ALLOW_REMOTE", False)
 # "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
 # until the web process syncs them). Set by the Makefile / deployment per process.
-# Where management commands reach the running server when it owns the embedded index.
-AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "http://127.0.0.1:8000")
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 
 # --- Engine constants (defaults as the seed engine; see docs/configuration.md) --
