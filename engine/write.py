@@ -90,6 +90,10 @@ def check_occurred_at(occurred_at: object) -> dt.datetime | None:
         return None
     if not isinstance(occurred_at, dt.datetime) or timezone.is_naive(occurred_at):
         raise InvalidInput("occurred_at must be a datetime with a time zone")
+    try:
+        occurred_at.astimezone(dt.UTC)  # 9999-12-31T23:00-05:00 has no UTC form: the save would crash
+    except OverflowError:
+        raise InvalidInput("occurred_at is out of range") from None
     return occurred_at
 
 

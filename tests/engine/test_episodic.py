@@ -137,3 +137,10 @@ def test_a_bad_context_is_refused_and_nothing_is_written(alice, store, context):
     with pytest.raises(InvalidInput, match="context"):
         add_episodic("A perfectly fine event text.", alice, context=context)
     assert not Note.objects.exists()
+
+
+def test_a_time_without_a_utc_form_is_refused_before_anything_is_written(alice, store):
+    edge = dt.datetime(9999, 12, 31, 23, 0, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    with pytest.raises(InvalidInput, match="out of range"):
+        add_episodic("An event at the very end of time.", alice, occurred_at=edge)
+    assert not Note.objects.exists()
