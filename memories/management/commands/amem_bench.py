@@ -54,6 +54,9 @@ class Command(AmemCommand):
         parser.add_argument("--here", action="store_true", help="run in the configured data dir, not a temp one")
 
     def handle(self, *args, **options):
+        needed = Path(options["data"]) / ("locomo10.json" if options["benchmark"] == "locomo" else "madial")
+        if not needed.exists():
+            raise CommandError(f"no benchmark data at {needed}; pass --data with the folder holding it")
         if not options["here"]:
             return self._in_fresh_data_dir(options)
         started = time.perf_counter()
