@@ -162,6 +162,15 @@ AMEM_MCP_ALLOW_REMOTE = env_bool("AMEM_MCP_ALLOW_REMOTE", False)
 # until the web process syncs them). Set by the Makefile / deployment per process.
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 
+def _cron(name: str, value: str) -> str:
+    """A schedule's cron expression, checked at start-up rather than when the schedule is synced."""
+    from croniter import croniter
+
+    if not croniter.is_valid(value):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a cron expression (e.g. '30 2 * * *')")
+    return value
+
+
 # --- Engine constants (defaults as the seed engine; see docs/configuration.md) --
 AMEM = {
     "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 10, minimum=1),
@@ -183,6 +192,18 @@ AMEM = {
     "bfs_min_sim": env_float("AMEM_BFS_MIN_SIM", 0.25, low=-1.0, high=1.0),
     "bfs_max_extra": env_int("AMEM_BFS_MAX_EXTRA", 8, minimum=0),
     "conflict_mode": env_choice("AMEM_CONFLICT_MODE", "review", ("review", "auto")),
+    # Maintenance jobs (DESIGN §6, docs/maintenance.md)
+    "idle_seconds": env_int("AMEM_IDLE_SECONDS", 60, minimum=0),
+    "idle_max_wait_minutes": env_int("AMEM_IDLE_MAX_WAIT_MINUTES", 60, minimum=0),
+    "idle_max_stops": env_int("AMEM_IDLE_MAX_STOPS", 3, minimum=1),
+    "same_day_min_notes": env_int("AMEM_SAME_DAY_MIN_NOTES", 5, minimum=2),
+    "same_day_sim": env_float("AMEM_SAME_DAY_SIM", 0.80, low=0.0, high=1.0),
+    "same_day_pairs": env_int("AMEM_SAME_DAY_PAIRS", 10, minimum=0),
+    "consolidate_sim": env_float("AMEM_CONSOLIDATE_SIM", 0.75, low=0.0, high=1.0),
+    "consolidate_pairs": env_int("AMEM_CONSOLIDATE_PAIRS", 15, minimum=0),
+    "sweep_batch": env_int("AMEM_SWEEP_BATCH", 25, minimum=2),
+    "nightly_cron": _cron("AMEM_NIGHTLY_CRON", env_str("AMEM_NIGHTLY_CRON", "30 2 * * *")),
+    "daytime_cron": _cron("AMEM_DAYTIME_CRON", env_str("AMEM_DAYTIME_CRON", "15 * * * *")),
 }
 
 # --- LLM (resolved by engine/llm.py: env > AMEM_LLM > defaults) ---------------

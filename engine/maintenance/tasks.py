@@ -1,0 +1,19 @@
+"""django-q2 entry points. Their dotted names are stored in the Schedule table: keep them stable."""
+
+from __future__ import annotations
+
+from engine.maintenance import runner
+
+
+def nightly() -> dict:
+    """The 02:30 run: pending merges, consolidation, contradiction sweep, quality scan."""
+    return _summary(runner.run_sequence("nightly"))
+
+
+def daytime() -> dict:
+    """The daytime run: pending merges and the same-day merge, only while the service is quiet."""
+    return _summary(runner.run_sequence("daytime"))
+
+
+def _summary(row) -> dict:
+    return {"job": row.job, "outcome": row.outcome, "counts": row.counts, "detail": row.detail}
