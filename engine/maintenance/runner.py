@@ -42,10 +42,12 @@ OK, PARTIAL, STOPPED, FAILED, UNAVAILABLE, RUNNING = "ok", "partial", "stopped",
 DONE = (OK, UNAVAILABLE)
 
 # Job name → module with ``run(step)``. Imported on use, so job modules may import the runner.
-JOB_MODULES: dict[str, str] = {}
+JOB_MODULES: dict[str, str] = {
+    "quality_scan": "engine.maintenance.quality",
+}
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    "nightly": (),
+    "nightly": ("quality_scan",),
     "daytime": (),
 }
 FAILED_CALL = ("provider_error", "parse_error")

@@ -1,0 +1,92 @@
+"""Quality scan (DESIGN §6): flag notes a reviewer should look at; never changes their text.
+
+Reasons, over the notes the agent owns (its private and its shared ones):
+
+* ``too_short``: trimmed text under ``quality_min_chars`` (the write gate rejects these,
+  but imports, admin edits and older data can hold them);
+* ``expired_ephemeral``: marked ephemeral ("TODO tomorrow") and older than ``ephemeral_days``;
+* ``pending_conflict``: flagged as contradicting another note, or part of an open ConflictPair.
+
+The reasons go to ``low_quality_reasons`` (with ``low_quality``), where the review
+queue reads them, and each change appends a ``flag`` event. A reason that no longer
+holds (the conflict was resolved) is removed; reasons set by anyone else are kept.
+Neither field is part of the index, so flagged notes are not marked dirty.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from engine.maintenance.runner import Step
+from memories.models import ConflictPair, Note, NoteEvent
+
+TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT = "too_short", "expired_ephemeral", "pending_conflict"
+OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT)
+CHUNK = 500
+FIELDS = ("pk", "content", "ephemeral", "created_at", "conflict", "low_quality", "low_quality_reasons", "revision")
+
+
+def reasons_for(note: Note, *, min_chars: int, expired_before, in_open_conflict: bool) -> list[str]:
+    """Our reasons that hold for ``note`` now, in a fixed order."""
+    reasons = []
+    if len((note.content or "").strip()) < min_chars:
+        reasons.append(TOO_SHORT)
+    if note.ephemeral and note.created_at < expired_before:
+        reasons.append(EXPIRED_EPHEMERAL)
+    if note.conflict or in_open_conflict:
+        reasons.append(PENDING_CONFLICT)
+    return reasons
+
+
+def run(step: Step) -> None:
+    cfg = step.cfg
+    now = timezone.now()
+    expired_before = now - timedelta(days=cfg.ephemeral_days)
+    notes = Note.objects.filter(owner=step.agent.pk, is_active=True).order_by("pk")
+    open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
+    in_conflict = {
+        pk
+        for pair in open_pairs.filter(Q(note_a__owner=step.agent.pk) | Q(note_b__owner=step.agent.pk))
+        for pk in (pair.note_a_id, pair.note_b_id)
+    }
+    step.grow(notes.count())
+    batch: list[tuple[Note, list[str]]] = []
+    for note in notes.only(*FIELDS).iterator(chunk_size=CHUNK):
+        step.count("scanned")
+        step.advance()
+        current = reasons_for(
+            note, min_chars=cfg.quality_min_chars, expired_before=expired_before, in_open_conflict=note.pk in in_conflict
+        )
+        stored = list(note.low_quality_reasons or [])
+        wanted = [r for r in stored if r not in OURS] + current
+        if wanted != stored or note.low_quality != bool(wanted):
+            batch.append((note, wanted))
+            for reason in set(current) - set(stored):
+                step.count(reason)
+        if len(batch) >= CHUNK:
+            _save(step, batch)
+            batch = []
+    _save(step, batch)
+
+
+def _save(step: Step, changes: list[tuple[Note, list[str]]]) -> None:
+    with transaction.atomic():
+        for note, wanted in changes:
+            # Only if nobody changed the note since it was read; the next scan sees the new state.
+            changed = Note.objects.filter(pk=note.pk, revision=note.revision).update(
+                low_quality=bool(wanted), low_quality_reasons=wanted
+            )
+            if not changed:
+                continue
+            NoteEvent.objects.create(
+                note_id=note.pk,
+                action="flag",
+                before={"low_quality": note.low_quality, "low_quality_reasons": list(note.low_quality_reasons or [])},
+                after={"low_quality": bool(wanted), "low_quality_reasons": wanted},
+                actor=step.actor,
+            )
+            step.count("flagged" if wanted else "cleared")

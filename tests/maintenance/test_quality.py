@@ -1,0 +1,122 @@
+"""Quality scan: too_short, expired_ephemeral (> 7 days), pending_conflict; reasons where review reads them."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+
+from engine.maintenance.runner import run_step
+from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
+from tests.maintenance.conftest import put
+
+
+def scan(agent):
+    return run_step("quality_scan", agent)
+
+
+def reasons(note: Note) -> list[str]:
+    note.refresh_from_db()
+    return note.low_quality_reasons if note.low_quality else []
+
+
+def test_too_short_is_under_ten_trimmed_characters(alice):
+    nine = put(alice, "   123456789   ")
+    ten = put(alice, "1234567890")
+    row = scan(alice)
+    assert reasons(nine) == ["too_short"] and reasons(ten) == []
+    assert row.outcome == "ok" and row.counts == {"scanned": 2, "too_short": 1, "flagged": 1}
+
+
+def test_an_ephemeral_note_expires_after_seven_days(alice):
+    now = timezone.now()
+    text = "Deploy is pending confirmation from ops"
+    expired = put(alice, text, ephemeral=True, created_at=now - timedelta(days=7, minutes=1))
+    fresh = put(alice, text + " again", ephemeral=True, created_at=now - timedelta(days=6, hours=23))
+    durable = put(alice, "Alice has used Linux for twenty years", created_at=now - timedelta(days=400))
+    scan(alice)
+    assert reasons(expired) == ["expired_ephemeral"]
+    assert reasons(fresh) == [] and reasons(durable) == []
+
+
+def test_the_ephemeral_age_is_configurable(alice, config):
+    config(ephemeral_days=2)
+    three_days_ago = timezone.now() - timedelta(days=3)
+    note = put(alice, "Deploy is pending confirmation from ops", ephemeral=True, created_at=three_days_ago)
+    scan(alice)
+    assert reasons(note) == ["expired_ephemeral"]
+
+
+def test_conflicts_flag_both_sides_until_resolved(alice):
+    flagged = put(alice, "Alice is vegetarian since 2019", conflict=True)
+    a = put(alice, "The office is in Berlin, Germany")
+    b = put(alice, "The office moved to Munich last year")
+    settled_a = put(alice, "Bob drives a red bicycle to work")
+    settled_b = put(alice, "Bob takes the bus to work daily")
+    ConflictPair.objects.create(note_a=a, note_b=b, reason="two cities")
+    ConflictPair.objects.create(note_a=settled_a, note_b=settled_b, status=ConflictPair.RESOLVED)
+    scan(alice)
+    assert reasons(flagged) == reasons(a) == reasons(b) == ["pending_conflict"]
+    assert reasons(settled_a) == reasons(settled_b) == []
+
+
+def test_several_reasons_are_stored_together_with_an_event_and_no_reindex(alice):
+    note = put(alice, "todo", ephemeral=True, conflict=True, created_at=timezone.now() - timedelta(days=30))
+    scan(alice)
+    note.refresh_from_db()
+    assert note.low_quality and note.low_quality_reasons == ["too_short", "expired_ephemeral", "pending_conflict"]
+    event = NoteEvent.objects.get(note=note)
+    assert event.action == "flag" and event.actor == "amem:quality_scan"
+    assert event.before == {"low_quality": False, "low_quality_reasons": []}
+    assert event.after == {"low_quality": True, "low_quality_reasons": note.low_quality_reasons}
+    # Quality flags are not part of the index: nothing to re-index.
+    assert (note.index_dirty, note.revision) == (False, 1)
+
+
+def test_a_second_scan_changes_nothing(alice):
+    put(alice, "short")
+    put(alice, "Alice is vegetarian since 2019", conflict=True)
+    first = scan(alice)
+    events = NoteEvent.objects.count()
+    second = scan(alice)
+    assert first.counts["flagged"] == 2
+    assert second.counts == {"scanned": 2} and NoteEvent.objects.count() == events
+
+
+def test_a_reason_that_no_longer_holds_is_removed_and_others_reasons_are_kept(alice):
+    a = put(alice, "The office is in Berlin, Germany")
+    b = put(alice, "The office moved to Munich last year", low_quality=True, low_quality_reasons=["reviewer: vague"])
+    pair = ConflictPair.objects.create(note_a=a, note_b=b)
+    scan(alice)
+    assert reasons(a) == ["pending_conflict"] and reasons(b) == ["reviewer: vague", "pending_conflict"]
+    ConflictPair.objects.filter(pk=pair.pk).update(status=ConflictPair.RESOLVED)
+    row = scan(alice)
+    assert reasons(a) == [] and not Note.objects.get(pk=a.pk).low_quality
+    assert reasons(b) == ["reviewer: vague"]
+    assert row.counts["cleared"] == 1 and row.counts["flagged"] == 1
+    assert NoteEvent.objects.filter(note=a, action="flag").count() == 2
+
+
+def test_only_the_agents_own_active_notes_are_scanned(alice, bob):
+    shared = put(alice, "short", agent_id=SHARED_AGENT, readers=["*"])
+    retired = put(alice, "tiny", is_active=False)
+    foreign = put(bob, "brief")
+    row = scan(alice)
+    assert reasons(shared) == ["too_short"]
+    assert reasons(retired) == [] and reasons(foreign) == []
+    assert row.counts["scanned"] == 1
+
+
+def test_a_note_changed_during_the_scan_is_left_for_the_next_one(alice, monkeypatch):
+    from engine.maintenance import quality
+
+    note = put(alice, "short")
+    real = quality._save
+
+    def edited_meanwhile(step, changes):
+        Note.objects.filter(pk=note.pk).update(content="now long enough to keep", revision=2)
+        real(step, changes)
+
+    monkeypatch.setattr(quality, "_save", edited_meanwhile)
+    scan(alice)
+    assert reasons(note) == [] and not NoteEvent.objects.exists()
