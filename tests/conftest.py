@@ -14,6 +14,15 @@ from tests.fakes.runtime import point_llm_at
 
 
 @pytest.fixture
+def offline_llm(settings) -> Iterator[None]:
+    """The runtime LLM on the offline rules (the default provider "none"), whatever the environment says."""
+    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
+    runtime.reset_llm()
+    yield
+    runtime.reset_llm()
+
+
+@pytest.fixture
 def provider(settings) -> Iterator[FakeLLMServer]:
     """The runtime LLM pointed at a fake OpenAI-compatible server on 127.0.0.1 (replies "{}" by default)."""
     with FakeLLMServer() as server:

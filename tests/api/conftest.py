@@ -3,22 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from django.test import Client
 
-from engine import runtime
 from memories.models import Agent, ApiKey, Link, Note, NoteEvent
 
 
 @pytest.fixture(autouse=True)
-def offline_llm(settings) -> Iterator[None]:
-    """Every API test runs on the offline rules unless it asks for the fake provider."""
-    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
-    runtime.reset_llm()
-    yield
-    runtime.reset_llm()
+def _offline(offline_llm) -> None:
+    """Every test here runs on the offline rules unless it asks for the fake provider."""
 
 
 class AgentClient:

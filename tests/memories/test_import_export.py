@@ -19,12 +19,7 @@ from engine.write import add_memory
 from memories.models import Agent, Link, Note, NoteEvent
 
 
-@pytest.fixture(autouse=True)
-def offline_llm(settings):
-    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
-    runtime.reset_llm()
-    yield
-    runtime.reset_llm()
+pytestmark = pytest.mark.usefixtures("offline_llm")
 
 
 def run(*args: str) -> tuple[str, str]:

@@ -15,7 +15,6 @@ from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.server.mcpserver.exceptions import ToolError
 
-from engine import runtime
 from memories.mcp_server import AmemApi, BadServerUrl, build_server, server_origin
 from memories.models import ApiKey, Note
 
@@ -26,12 +25,7 @@ TOOLS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def offline_llm(settings):
-    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
-    runtime.reset_llm()
-    yield
-    runtime.reset_llm()
+pytestmark = pytest.mark.usefixtures("offline_llm")
 
 
 def mcp_env(tmp_path, url: str, key: str, **extra: str) -> dict[str, str]:

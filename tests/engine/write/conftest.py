@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from engine import runtime
 from engine.config import get_config
 from engine.store import VectorStore
 from memories import access
@@ -14,12 +13,8 @@ from memories.models import Agent, Link, Note, NoteEvent
 
 
 @pytest.fixture(autouse=True)
-def offline_llm(settings) -> Iterator[None]:
-    """Every write test runs on the offline rules unless it asks for the fake provider."""
-    settings.AMEM_LLM_ENV = {"AMEM_LLM_PROVIDER": "none"}
-    runtime.reset_llm()
-    yield
-    runtime.reset_llm()
+def _offline(offline_llm) -> None:
+    """Every test here runs on the offline rules unless it asks for the fake provider."""
 
 
 @pytest.fixture
