@@ -59,7 +59,10 @@ def run(step: Step) -> None:
         step.count("scanned")
         step.advance()
         current = reasons_for(
-            note, min_chars=cfg.quality_min_chars, expired_before=expired_before, in_open_conflict=note.pk in in_conflict
+            note,
+            min_chars=cfg.quality_min_chars,
+            expired_before=expired_before,
+            in_open_conflict=note.pk in in_conflict,
         )
         stored = list(note.low_quality_reasons or [])
         wanted = [r for r in stored if r not in OURS] + current

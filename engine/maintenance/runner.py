@@ -43,12 +43,13 @@ DONE = (OK, UNAVAILABLE)
 
 # Job name → module with ``run(step)``. Imported on use, so job modules may import the runner.
 JOB_MODULES: dict[str, str] = {
+    "pending_merge": "engine.maintenance.pending",
     "quality_scan": "engine.maintenance.quality",
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    "nightly": ("quality_scan",),
-    "daytime": (),
+    "nightly": ("pending_merge", "quality_scan"),
+    "daytime": ("pending_merge",),
 }
 FAILED_CALL = ("provider_error", "parse_error")
 MAX_POLL_S = 60.0

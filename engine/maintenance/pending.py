@@ -1,0 +1,116 @@
+"""pending_merge resolution (DESIGN §6): each flagged note against the note it resembled.
+
+A write whose text was 0.72–0.85 similar to a writable note was inserted with
+``pending_merge`` and ``merge_candidate`` (L2.5). Unlike the seed, which
+matched it against whatever note of the same UTC day was closest, it is judged
+against that very note, whatever day it was written. If the candidate was
+merged away since, its winner (``merged_into``) stands in.
+
+The evolution judge (strong tier) decides, old = candidate, new = flagged note:
+
+* EVOLVE / EXPAND: the flagged note is merged into the candidate with the judge's
+  merged text (engine/maintenance/merge.py: fold, retire, re-point links);
+* CONFLICT: a ConflictPair for review, both notes flagged; the pending flag is cleared;
+* NEW: a distinct memory after all; the pending flag is cleared.
+
+A failed model call changes nothing (the note stays pending for the next run).
+Offline (provider ``none``) the judge is a rule: EXPAND, keeping both sentences,
+when the two texts embed at cosine ≥ 0.9, otherwise NEW.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from engine import runtime
+from engine.dedup import same_subjects
+from engine.maintenance import conflicts, merge
+from engine.maintenance.runner import Step
+from memories import access
+from memories.models import Note, NoteEvent
+
+MAX_HOPS = 10
+
+
+def live_candidate(agent_id: str, note: Note) -> Note | None:
+    """The note ``note`` should be judged against: its candidate, or what that was merged into."""
+    candidate = note.merge_candidate
+    for _ in range(MAX_HOPS):
+        if candidate is None or candidate.pk == note.pk:
+            return None
+        if candidate.is_active:
+            break
+        candidate = candidate.merged_into
+    else:
+        return None
+    if not access.can_write(agent_id, candidate) or not same_subjects(candidate.subjects, note.subjects):
+        return None
+    return candidate
+
+
+def run(step: Step) -> None:
+    agent_id = step.agent.pk
+    pending = list(
+        Note.objects.filter(owner=agent_id, is_active=True, pending_merge=True)
+        .select_related("merge_candidate")
+        .order_by("created_at", "pk")
+    )
+    step.grow(len(pending))
+    for note in pending:
+        step.advance()
+        step.count("pending")
+        target = live_candidate(agent_id, note)
+        if target is None:
+            _clear(step, note, "", "the note it resembled is gone or not writable")
+            continue
+        judgement, ok = step.llm(
+            "evolution_judge", lambda: runtime.llm().evolution_judge(target.content, note.content, agent_id=agent_id)
+        )
+        if not ok:
+            continue
+        if judgement.verdict in ("EVOLVE", "EXPAND"):
+            _merge(step, target, note, judgement.merged_content, judgement.verdict)
+        elif judgement.verdict == "CONFLICT":
+            with transaction.atomic():
+                if _clear(step, note, "CONFLICT", judgement.reason, against=target):
+                    pair = conflicts.record(note, target, judgement.reason, step.actor)
+                    step.count("conflicts" if pair is not None else "conflicts_known")
+        else:
+            _clear(step, note, "NEW", judgement.reason, against=target)
+
+
+def _merge(step: Step, target: Note, note: Note, merged_text: str, verdict: str) -> None:
+    merge_plan = merge.plan(step, target, note, merged_text, verdict=verdict)
+    if merge_plan is None:
+        step.count("unusable")  # stays pending; a later run (or a reviewer) decides
+        return
+    if merge.apply(step, merge_plan) is None:
+        step.count("changed_meanwhile")
+        return
+    step.count("merged")
+
+
+def _clear(step: Step, note: Note, verdict: str, reason: str, *, against: Note | None = None) -> bool:
+    """Clear the pending flag (only if the note is unchanged since read); True if cleared."""
+    with transaction.atomic():
+        fields = {"pending_merge": False}
+        if verdict:
+            fields["evolution_type"] = verdict
+        if not Note.objects.filter(pk=note.pk, revision=note.revision, pending_merge=True).update(**fields):
+            step.count("changed_meanwhile")
+            return False
+        NoteEvent.objects.create(
+            note=note,
+            action="flag",
+            before={"pending_merge": True, "evolution_type": note.evolution_type},
+            after={
+                "pending_merge": False,
+                "verdict": verdict,
+                "against": str(against.pk) if against else None,
+                "reason": reason,
+            },
+            actor=step.actor,
+        )
+    if verdict != "CONFLICT":
+        step.count("new" if verdict == "NEW" else "cleared")
+    return True

@@ -1,0 +1,213 @@
+"""pending_merge resolution: the evolution judge against the note it resembled, whatever day."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from engine import runtime
+from engine.embeddings import from_bytes
+from engine.maintenance import merge
+from engine.maintenance.runner import Gate, run_step
+from engine.text import embedding_text
+from memories.models import ConflictPair, Link, Note, NoteEvent
+from tests.maintenance.conftest import axis, near, put, wrote
+
+NOTE = {"keywords": ["Rex", "beagle"], "tags": ["pets", "dogs"], "context": "Alice's dog.", "category": "Personal"}
+OLD = "Alice has a dog named Rex."
+NEW = "Alice's dog Rex is a four-year-old beagle."
+MERGED = "Alice has a dog named Rex, a four-year-old beagle."
+
+
+@pytest.fixture
+def pair(alice):
+    """An older note and a newer one flagged against it (L2.5), with links on both sides."""
+    old = put(alice, OLD, axis(0), created_at=timezone.now() - timedelta(days=40), sources=["m1"], retrieval_count=3)
+    new = put(alice, NEW, near(0, 0.8, 1), pending_merge=True, merge_candidate=old, merge_similarity=0.8,
+              sources=["m2"], retrieval_count=2, last_accessed=timezone.now())
+    return old, new
+
+
+def judge(provider, verdict: str, merged: str = "", reason: str = "same dog") -> None:
+    provider.reply_json({"verdict": verdict, "mergedContent": merged, "reason": reason}, role="evolution_judge")
+
+
+def resolve(agent, **kw):
+    return run_step("pending_merge", agent, **kw)
+
+
+def test_evolve_folds_the_flagged_note_into_the_one_it_resembled(alice, bob, pair, provider):
+    old, new = pair
+    linker = put(alice, "Alice walks Rex every morning.", axis(5))
+    foreign = put(bob, "Bob met Alice's dog at the park.", axis(6))
+    Link.objects.create(source=linker, target=new)
+    Link.objects.create(source=foreign, target=new)
+    Link.objects.create(source=new, target=linker)
+    judge(provider, "EVOLVE", MERGED)
+    provider.reply_json(NOTE, role="construct")
+
+    row = resolve(alice)
+
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert row.outcome == "ok" and row.counts == {"pending": 1, "llm_calls": 2, "merged": 1}
+    # The judge saw old = the candidate, new = the flagged note.
+    prompt = provider.requests_for("evolution_judge")[0].prompt
+    assert prompt.index(OLD) < prompt.index(NEW)
+    # Winner: merged text through the fold, re-embedded with the one recipe, counters summed, sources unioned.
+    assert old.content == MERGED and old.keywords == NOTE["keywords"] and old.evolution_type == "EVOLVE"
+    expected = runtime.embedder().encode_one(embedding_text(old.content, old.keywords, old.tags, old.context))
+    assert np.allclose(from_bytes(old.embedding), expected, atol=1e-5)
+    assert old.sources == ["m1", "m2"] and old.retrieval_count == 5 and old.last_accessed == new.last_accessed
+    assert old.index_dirty and old.revision == 2
+    # Loser: retired, not deleted, pointing at the winner; dirty so the index drops it.
+    assert (new.is_active, new.merged_into_id, new.pending_merge) == (False, old.pk, False)
+    assert new.index_dirty and new.revision == 2
+    # Links: the writable linker now points at the winner; bob's note is bob's business; copied out-link.
+    assert set(Link.objects.filter(target=old).values_list("source", flat=True)) == {linker.pk}
+    assert Link.objects.filter(source=foreign, target=new).exists()
+    assert Link.objects.filter(source=old, target=linker).exists()
+    # History on both sides.
+    assert list(old.events.values_list("action", flat=True)) == ["fold", "consolidate"]
+    assert old.events.get(action="fold").before["content"] == OLD
+    assert old.events.get(action="consolidate").after["merged"] == str(new.pk)
+    assert new.events.get().after == {"is_active": False, "merged_into": str(old.pk), "job": "pending_merge"}
+
+
+def test_expand_merges_too_and_says_so(alice, pair, provider):
+    old, new = pair
+    judge(provider, "EXPAND", MERGED)
+    provider.reply_json(NOTE, role="construct")
+    resolve(alice)
+    old.refresh_from_db()
+    assert old.evolution_type == "EXPAND" and old.content == MERGED
+    assert not Note.objects.get(pk=new.pk).is_active
+
+
+def test_conflict_opens_a_pair_for_review_and_keeps_both_notes(alice, pair, provider):
+    old, new = pair
+    judge(provider, "CONFLICT", reason="two different breeds")
+    row = resolve(alice)
+    new.refresh_from_db()
+    old.refresh_from_db()
+    conflict = ConflictPair.objects.get()
+    assert (conflict.note_a_id, conflict.note_b_id, conflict.reason, conflict.status) == (
+        new.pk, old.pk, "two different breeds", "open"
+    )
+    assert new.is_active and old.is_active and not new.pending_merge
+    assert new.conflict and old.conflict and new.evolution_type == old.evolution_type == "CONFLICT"
+    assert old.content == OLD and row.counts["conflicts"] == 1
+    assert not new.index_dirty and not old.index_dirty  # nothing the index holds changed
+
+
+def test_new_only_clears_the_flag(alice, pair, provider):
+    old, new = pair
+    judge(provider, "NEW", reason="different facts")
+    row = resolve(alice)
+    new.refresh_from_db()
+    assert not new.pending_merge and new.is_active and new.evolution_type == "NEW"
+    event = new.events.get()
+    assert event.action == "flag" and event.after["verdict"] == "NEW" and event.after["against"] == str(old.pk)
+    assert Note.objects.get(pk=old.pk).content == OLD and row.counts["new"] == 1
+
+
+def test_a_second_run_changes_nothing(alice, pair, provider):
+    judge(provider, "EVOLVE", MERGED)
+    provider.reply_json(NOTE, role="construct")
+    resolve(alice)
+    events, calls = NoteEvent.objects.count(), len(provider.requests)
+    row = resolve(alice)
+    assert row.counts == {} and NoteEvent.objects.count() == events and len(provider.requests) == calls
+
+
+def test_a_candidate_merged_away_is_replaced_by_its_winner(alice, pair, provider):
+    old, new = pair
+    winner = put(alice, "Alice has a dog named Rex who loves the beach.", axis(0))
+    Note.objects.filter(pk=old.pk).update(is_active=False, merged_into=winner)
+    judge(provider, "NEW")
+    resolve(alice)
+    prompt = provider.requests_for("evolution_judge")[0].prompt
+    assert "loves the beach" in prompt and OLD not in prompt
+
+
+def test_a_candidate_that_is_gone_clears_the_flag_without_a_model_call(alice, pair, provider):
+    old, new = pair
+    Note.objects.filter(pk=old.pk).update(is_active=False)
+    row = resolve(alice)
+    assert not Note.objects.get(pk=new.pk).pending_merge
+    assert provider.requests == [] and row.counts == {"pending": 1, "cleared": 1}
+
+
+def test_a_failed_judgement_leaves_the_note_pending(alice, pair, provider):
+    old, new = pair
+    provider.fail(500, role="evolution_judge")
+    row = resolve(alice)
+    assert row.outcome == "partial" and row.counts["llm_failed"] == 1
+    assert Note.objects.get(pk=new.pk).pending_merge and not NoteEvent.objects.exists()
+
+
+def test_an_unusable_merged_text_leaves_the_note_pending(alice, pair, provider):
+    judge(provider, "EVOLVE", "Rex.")  # would fail the quality gate
+    row = resolve(alice)
+    assert row.counts["unusable"] == 1
+    assert Note.objects.get(pk=pair[1].pk).pending_merge and not NoteEvent.objects.exists()
+
+
+def test_a_failure_in_the_middle_of_a_merge_leaves_no_partial_merge(alice, pair, provider, monkeypatch):
+    old, new = pair
+    linker = put(alice, "Alice walks Rex every morning.", axis(5))
+    Link.objects.create(source=linker, target=new)
+    judge(provider, "EVOLVE", MERGED)
+    provider.reply_json(NOTE, role="construct")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(merge, "_move_links", broken)
+    row = resolve(alice)
+    assert row.outcome == "failed" and "disk full" in row.detail
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert (old.content, old.revision, old.retrieval_count, old.sources) == (OLD, 1, 3, ["m1"])
+    assert (new.is_active, new.pending_merge, new.revision) == (True, True, 1)
+    assert not NoteEvent.objects.exists()
+    assert Link.objects.filter(source=linker, target=new).exists()
+
+
+def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, provider, monkeypatch):
+    old, new = pair
+    other_old = put(alice, "The staging server runs Debian 12.", axis(9))
+    second = put(alice, "Staging runs Debian 12 with a backports kernel.", near(9, 0.8, 10), pending_merge=True,
+                 merge_candidate=other_old, created_at=timezone.now() + timedelta(seconds=1))
+    wrote(alice, timezone.now() - timedelta(minutes=5))
+    real = runtime.llm().evolution_judge
+
+    def judged_while_alice_writes(*args, **kwargs):
+        wrote(alice)  # a write arrives while the model thinks
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runtime.llm(), "evolution_judge", judged_while_alice_writes)
+    judge(provider, "NEW")
+    row = resolve(alice, gate=Gate(60))
+    assert row.outcome == "stopped"
+    assert not Note.objects.get(pk=new.pk).pending_merge  # decided before the write was seen
+    assert Note.objects.get(pk=second.pk).pending_merge  # left for the next run
+    assert len(provider.requests_for("evolution_judge")) == 1
+
+
+def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_kept_apart(alice):
+    old = put(alice, "Alice's dog is named Rex.", axis(0))
+    new = put(alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), pending_merge=True,
+              merge_candidate=old)
+    other = put(alice, "The staging server runs Debian 12.", axis(9))
+    unrelated = put(alice, "Alice prefers green tea in the morning.", near(9, 0.75, 10), pending_merge=True,
+                    merge_candidate=other)
+    row = resolve(alice)
+    old.refresh_from_db()
+    assert row.outcome == "ok" and row.counts["merged"] == 1 and row.counts["new"] == 1
+    assert old.content == "Alice's dog is named Rex. Rex is a beagle." and old.evolution_type == "EXPAND"
+    assert not Note.objects.get(pk=new.pk).is_active
+    assert Note.objects.get(pk=unrelated.pk).is_active and not Note.objects.get(pk=unrelated.pk).pending_merge
