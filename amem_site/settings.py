@@ -131,7 +131,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = AMEM_DATA_DIR / "static"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/review/login/"
+LOGIN_REDIRECT_URL = "/review/"
+LOGOUT_REDIRECT_URL = "/review/login/"
 
 LOGGING = {
     "version": 1,

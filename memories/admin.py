@@ -50,6 +50,7 @@ class AgentAdmin(admin.ModelAdmin):
     search_fields = ("id", "name")
     inlines = [ApiKeyInline]
     actions = ["issue_key"]
+    filter_horizontal = ("reviewers",)  # the review app's grant (docs/review.md)
 
     def get_readonly_fields(self, request, obj=None):
         return ("created_at", "last_write_at", "link_write_count") + (("id",) if obj else ())

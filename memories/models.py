@@ -11,6 +11,7 @@ import hashlib
 import secrets
 import uuid
 
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F
@@ -44,6 +45,13 @@ class Agent(models.Model):
     last_write_at = models.DateTimeField(null=True, blank=True)
     # Writes that produced links; evolution runs on every N-th (DESIGN §3), counted atomically here.
     link_write_count = models.PositiveIntegerField(default=0)
+    # People (not staff: staff see every agent) who may review this agent's memories at /review/.
+    reviewers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="review_agents",
+        help_text="Users who may review this agent's memories in the review app (staff see all agents).",
+    )
 
     class Meta:
         ordering = ["id"]

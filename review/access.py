@@ -1,0 +1,77 @@
+"""Who may review what: staff review every agent, other users the agents granted to them.
+
+The grant is ``Agent.reviewers`` (editable in the Django admin). Shared-scope notes
+(agent id ``shared``) have no agent row, so only staff review them. Every view
+fetches through these helpers first: a note or agent the user may not review is
+a 404, never a hint that it exists.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+from django.http import Http404
+
+from memories.models import SHARED_AGENT, Agent, ConflictPair, Note
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def agents_for(user: User) -> QuerySet[Agent]:
+    """Agents this user may review, by id."""
+    if not user.is_authenticated or not user.is_active:
+        return Agent.objects.none()
+    if user.is_staff:
+        return Agent.objects.all()
+    return Agent.objects.filter(reviewers=user)
+
+
+def agent_ids_for(user: User) -> list[str]:
+    """Agent ids (as stored on notes) this user may review; staff also get ``shared``."""
+    ids = list(agents_for(user).values_list("pk", flat=True))
+    if user.is_authenticated and user.is_staff:
+        ids.append(SHARED_AGENT)
+    return ids
+
+
+def may_review(user: User, agent_id: str) -> bool:
+    return agent_id in agent_ids_for(user)
+
+
+def get_agent_id(user: User, agent_id: str | None) -> str:
+    """A reviewable agent id, or 404."""
+    if not agent_id or not may_review(user, agent_id):
+        raise Http404("no such agent")
+    return agent_id
+
+
+def notes_for(user: User) -> QuerySet[Note]:
+    """Every note (active or retired) of the agents this user may review."""
+    return Note.objects.filter(agent_id__in=agent_ids_for(user))
+
+
+def get_note(user: User, note_id: object) -> Note:
+    """The note if the user may review its agent, else 404 (same answer as a missing note)."""
+    try:
+        pk = uuid.UUID(str(note_id))
+    except ValueError:
+        raise Http404("no such note") from None
+    note = notes_for(user).filter(pk=pk).first()
+    if note is None:
+        raise Http404("no such note")
+    return note
+
+
+def get_conflict(user: User, pair_id: object) -> ConflictPair:
+    """A conflict pair both of whose notes the user may review, else 404."""
+    ids = agent_ids_for(user)
+    pair = (
+        ConflictPair.objects.select_related("note_a", "note_b")
+        .filter(pk=pair_id if str(pair_id).isdigit() else -1, note_a__agent_id__in=ids, note_b__agent_id__in=ids)
+        .first()
+    )
+    if pair is None:
+        raise Http404("no such conflict")
+    return pair

@@ -1,0 +1,389 @@
+"""What a reviewer can do to notes: every action a soft change with a NoteEvent, undoable.
+
+Each action changes a few note fields inside one transaction, marks the note
+dirty for the index (the outbox, DESIGN §2), appends an event whose ``before``
+and ``after`` hold exactly the fields it changed, and schedules an index sync
+after commit. One click that touches two notes (a merge, a conflict decision)
+writes one event per note sharing a ``group`` id; undoing any of them undoes the
+group. An undo is refused when the note changed since the event (undo the newer
+change first), so it never overwrites someone else's later edit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine import indexer
+from engine.config import get_config
+from engine.construct import construct, recipe_vectors
+from engine.edit import update_memory
+from engine.errors import AmemError
+from engine.fold import FoldPlan, apply_fold, plan_fold
+from engine.offline import keep_both
+from engine.text import check_content, content_hash
+from memories.models import Agent, ConflictPair, Note, NoteEvent
+
+
+class ReviewError(Exception):
+    """An action that cannot be done; the message is for the reviewer. Nothing was changed."""
+
+    def __init__(self, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# Note fields an undo may set back. Access fields (owner, readers, writers, subjects, agent_id)
+# are not among them: those change in the Django admin only.
+REVERTIBLE = {
+    "content",
+    "keywords",
+    "tags",
+    "context",
+    "category",
+    "note_type",
+    "topics",
+    "sources",
+    "is_active",
+    "ephemeral",
+    "pending_merge",
+    "merge_candidate",
+    "merge_similarity",
+    "merged_into",
+    "conflict",
+    "conflict_reason",
+    "low_quality",
+    "low_quality_reasons",
+}
+FOREIGN_KEYS = {"merge_candidate", "merged_into"}
+# Keys of an event's before/after that are not note fields.
+META = {"op", "group", "undo_of", "reason", "folded_text", "pair"}
+UNDOABLE_ACTIONS = {"crud_update", "admin_edit", "fold", "update_neighbor", "consolidate", "retire", "restore", "review", "flag"}
+
+
+def actor_for(user) -> str:
+    return f"review:{user.get_username()}"
+
+
+def _value(note: Note, field: str) -> object:
+    if field in FOREIGN_KEYS:
+        value = getattr(note, f"{field}_id")
+        return str(value) if value is not None else None
+    return getattr(note, field)
+
+
+def _set(note: Note, field: str, value: object) -> None:
+    if field in FOREIGN_KEYS:
+        setattr(note, f"{field}_id", value)
+        return
+    setattr(note, field, value)
+    if field == "content":
+        note.content_hash = content_hash(str(value))
+        note.embedding = None  # the indexer re-embeds it with the one recipe
+
+
+def _pair_state(pair: ConflictPair) -> dict:
+    return {
+        "id": pair.pk,
+        "status": pair.status,
+        "resolution": pair.resolution,
+        "superseded": str(pair.superseded_id) if pair.superseded_id else None,
+        "resolved_by": pair.resolved_by,
+        "resolved_at": pair.resolved_at.isoformat() if pair.resolved_at else None,
+    }
+
+
+def _set_pair(pair: ConflictPair, state: dict) -> None:
+    pair.status, pair.resolution, pair.resolved_by = state["status"], state["resolution"], state["resolved_by"]
+    pair.superseded_id = state["superseded"]
+    pair.resolved_at = datetime.fromisoformat(state["resolved_at"]) if state["resolved_at"] else None
+    pair.save()
+
+
+def _change(
+    note_id: object,
+    changes: dict,
+    *,
+    actor: str,
+    op: str,
+    group: str,
+    action: str = "review",
+    pair: tuple[dict, dict] | None = None,
+    undo_of: int | None = None,
+) -> NoteEvent:
+    """Apply ``changes`` to one note under lock, with its event; call inside a transaction."""
+    note = Note.objects.select_for_update().get(pk=note_id)
+    before = {f: _value(note, f) for f in changes}
+    for field, value in changes.items():
+        _set(note, field, value)
+    note.mark_dirty()
+    note.save()
+    after: dict = {**{f: _value(note, f) for f in changes}, "op": op, "group": group}
+    if pair is not None:
+        before["pair"], after["pair"] = pair
+    if undo_of is not None:
+        after["undo_of"] = undo_of
+    event = NoteEvent.objects.create(note=note, action=action, before=before, after=after, actor=actor)
+    indexer.sync_after_commit([note.pk])
+    return event
+
+
+def _new_group() -> str:
+    return uuid.uuid4().hex
+
+
+# --- single-note actions -------------------------------------------------------
+
+
+def edit_text(note: Note, text: str, user) -> Note:
+    """Replace the text through the engine (re-constructed, re-embedded); the event keeps the old state."""
+    if not note.is_active:
+        raise ReviewError("This note is retired; restore it before editing.")
+    if not Agent.objects.filter(pk=note.owner, is_active=True).exists():
+        raise ReviewError(f"The note's owner agent {note.owner!r} is not active; edit it in the admin.")
+    try:
+        return update_memory(note.pk, text, note.owner, actor=actor_for(user), action="review")
+    except AmemError as exc:
+        raise ReviewError(str(exc), status=422) from exc
+
+
+def retire(note: Note, user) -> NoteEvent:
+    if not note.is_active:
+        raise ReviewError("This note is already retired.")
+    with transaction.atomic():
+        return _change(note.pk, {"is_active": False}, actor=actor_for(user), op="retire", group=_new_group(), action="retire")
+
+
+def restore(note: Note, user) -> NoteEvent:
+    if note.is_active:
+        raise ReviewError("This note is active already.")
+    with transaction.atomic():
+        return _change(note.pk, {"is_active": True}, actor=actor_for(user), op="restore", group=_new_group(), action="restore")
+
+
+def keep_quality(note: Note, user) -> NoteEvent:
+    """Clear a low-quality flag: the reviewer judged the note worth keeping."""
+    if not note.low_quality:
+        raise ReviewError("This note is not flagged as low quality.")
+    changes = {"low_quality": False, "low_quality_reasons": []}
+    with transaction.atomic():
+        return _change(note.pk, changes, actor=actor_for(user), op="keep", group=_new_group())
+
+
+# --- pending merges --------------------------------------------------------------
+
+_CLEAR_PENDING = {"pending_merge": False, "merge_candidate": None, "merge_similarity": None}
+
+
+def _require_pending(note: Note) -> None:
+    if not note.pending_merge:
+        raise ReviewError("This note is no longer waiting for a merge decision.")
+
+
+def keep_both_pending(note: Note, user) -> NoteEvent:
+    """The flagged note stays a note of its own; the flag is cleared."""
+    _require_pending(note)
+    with transaction.atomic():
+        return _change(note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op="keep_both", group=_new_group())
+
+
+def dismiss_pending(note: Note, user) -> NoteEvent:
+    """The flagged note adds nothing: it is retired and the flag cleared (the note it resembled stays)."""
+    _require_pending(note)
+    changes = {**_CLEAR_PENDING, "is_active": False}
+    with transaction.atomic():
+        return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=_new_group())
+
+
+def _fold_plan(winner: Note, loser: Note) -> tuple[Agent, FoldPlan]:
+    """The engine's fold of the loser's text into the winner; both sentences if the model declines."""
+    agent = Agent.objects.filter(pk=winner.owner, is_active=True).first()
+    if agent is None:
+        raise ReviewError(f"The owner agent {winner.owner!r} of the kept note is not active.")
+    cfg = get_config()
+    try:
+        plan = plan_fold(agent, winner, loser.content, cfg)
+        if plan is None:  # the reviewer decided to merge; keep both texts rather than lose one
+            checked = check_content(
+                keep_both(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
+            )
+            fields = construct(checked.text, agent.pk, note_type=winner.note_type)
+            vector = recipe_vectors([(checked.text, fields)])[0]
+            plan = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
+    except AmemError as exc:
+        raise ReviewError(f"Cannot merge: {exc}", status=422) from exc
+    return agent, plan
+
+
+def _merge(
+    winner: Note,
+    loser: Note,
+    user,
+    *,
+    op: str,
+    group: str,
+    loser_changes: dict,
+    pair: tuple[dict, dict] | None = None,
+    also: Callable[[], None] | None = None,
+) -> None:
+    """Fold ``loser`` into ``winner`` and retire it; call outside a transaction (the plan may ask the LLM)."""
+    if not winner.is_active or not loser.is_active:
+        raise ReviewError("Both notes must be active to merge them.")
+    agent, plan = _fold_plan(winner, loser)
+    actor = actor_for(user)
+    with transaction.atomic():
+        if also is not None:
+            also()
+        folded = apply_fold(plan, loser.sources or [], agent.pk, actor)
+        if folded is None:
+            raise ReviewError("The kept note changed meanwhile; reload and try again.")
+        event = NoteEvent.objects.filter(note=folded, action="fold").order_by("-id").first()
+        event.after = {**event.after, "op": op, "group": group}
+        event.save(update_fields=["after"])
+        if plan.fields is None:
+            folded.mark_dirty()
+            folded.save()
+        changes = {**loser_changes, "is_active": False, "merged_into": str(winner.pk)}
+        _change(loser.pk, changes, actor=actor, op=op, group=group, pair=pair)
+        indexer.sync_after_commit([folded.pk])
+
+
+def merge_pending(note: Note, candidate: Note | None, user) -> None:
+    """Fold the flagged note into the note it resembled (the fold event keeps the old text)."""
+    _require_pending(note)
+    if candidate is None:
+        raise ReviewError("The note it resembled is gone or not yours to review; keep both or dismiss.")
+    _merge(candidate, note, user, op="merge", group=_new_group(), loser_changes=dict(_CLEAR_PENDING))
+
+
+# --- conflicts -------------------------------------------------------------------
+
+CONFLICT_CHOICES = ("keep_a", "keep_b", "keep_both", "merge")
+
+
+def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
+    others = ConflictPair.objects.filter(status=ConflictPair.OPEN).exclude(pk=pair.pk)
+    return others.filter(note_a=note).exists() or others.filter(note_b=note).exists()
+
+
+def _conflict_changes(note: Note, pair: ConflictPair) -> dict:
+    if note.conflict and not _still_conflicted(note, pair):
+        return {"conflict": False, "conflict_reason": ""}
+    return {}
+
+
+def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
+    """keep_a / keep_b (retire the other), keep_both, or merge (B folded into A)."""
+    if choice not in CONFLICT_CHOICES:
+        raise ReviewError(f"Unknown decision {choice!r}; choose one of {', '.join(CONFLICT_CHOICES)}.", status=422)
+    if pair.status != ConflictPair.OPEN:
+        raise ReviewError("This conflict was resolved already.")
+    a, b = pair.note_a, pair.note_b
+    actor, group = actor_for(user), _new_group()
+    before = _pair_state(pair)
+    pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, choice, actor
+    pair.resolved_at = timezone.now()
+    pair.superseded_id = {"keep_a": b.pk, "keep_b": a.pk, "merge": b.pk}.get(choice)
+    states = (before, _pair_state(pair))
+
+    def save_pair() -> None:
+        locked = ConflictPair.objects.select_for_update().get(pk=pair.pk)
+        if locked.status != ConflictPair.OPEN:
+            raise ReviewError("This conflict was resolved already.")
+        pair.save()
+
+    if choice == "merge":
+        # The pair is saved inside the merge's transaction, so a failed merge leaves it open.
+        loser_changes = _conflict_changes(b, pair)
+        _merge(a, b, user, op="conflict_merge", group=group, loser_changes=loser_changes, pair=states, also=save_pair)
+        return
+    with transaction.atomic():
+        save_pair()
+        if choice == "keep_a":
+            _change(b.pk, {**_conflict_changes(b, pair), "is_active": False}, actor=actor, op=choice, group=group, pair=states)
+            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group)
+        elif choice == "keep_b":
+            _change(a.pk, {**_conflict_changes(a, pair), "is_active": False}, actor=actor, op=choice, group=group, pair=states)
+            _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
+        else:
+            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states)
+            _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
+
+
+# --- undo ------------------------------------------------------------------------
+
+
+def _fields(event: NoteEvent) -> list[str]:
+    return [f for f in (event.before or {}) if f not in META]
+
+
+def undo_blocker(event: NoteEvent) -> str | None:
+    """Why this event cannot be undone from the review app, or None if it can (ignoring later changes)."""
+    if event.action not in UNDOABLE_ACTIONS:
+        return "This kind of change cannot be undone."
+    fields = _fields(event)
+    if not fields and "pair" not in (event.before or {}) and "group" not in (event.after or {}):
+        return "This change has nothing to revert."
+    if any(f not in REVERTIBLE for f in fields):
+        return "This change touched access fields; revert it in the admin."
+    if (event.after or {}).get("op") == "undo" or NoteEvent.objects.filter(after__undo_of=event.pk).exists():
+        return "This change was undone already."
+    return None
+
+
+def undoable_ids(events: Iterable[NoteEvent]) -> set[int]:
+    """Events of one note's history that offer an undo button."""
+    events = list(events)
+    undone = set(
+        NoteEvent.objects.filter(note_id__in={e.note_id for e in events}, after__has_key="undo_of").values_list(
+            "after__undo_of", flat=True
+        )
+    )
+    ok = set()
+    for event in events:
+        if event.pk in undone or (event.after or {}).get("op") == "undo":
+            continue
+        fields = _fields(event)
+        revertible = fields or "pair" in event.before or "group" in (event.after or {})
+        if event.action in UNDOABLE_ACTIONS and revertible and all(f in REVERTIBLE for f in fields):
+            ok.add(event.pk)
+    return ok
+
+
+def undo(event: NoteEvent, user, *, may_review) -> list[NoteEvent]:
+    """Set the event's notes (its whole group) back to their before-state, with new events."""
+    blocker = undo_blocker(event)
+    if blocker:
+        raise ReviewError(blocker)
+    group = (event.after or {}).get("group")
+    events = [event]
+    if group:
+        events = list(NoteEvent.objects.select_related("note").filter(after__group=group).order_by("-id"))
+    actor, new_group = actor_for(user), _new_group()
+    done: list[NoteEvent] = []
+    with transaction.atomic():
+        for ev in events:
+            if not may_review(ev.note.agent_id):
+                raise ReviewError("This change also touched a note you may not review.", status=403)
+            blocker = undo_blocker(ev)
+            if blocker:
+                raise ReviewError(blocker)
+            note = Note.objects.select_for_update().get(pk=ev.note_id)
+            fields = _fields(ev)
+            if any(f in ev.after and _value(note, f) != ev.after[f] for f in fields):
+                raise ReviewError("The note changed after this event; undo the newer change first.")
+            pair = None
+            if "pair" in ev.before:
+                pair_row = ConflictPair.objects.select_for_update().get(pk=ev.before["pair"]["id"])
+                if _pair_state(pair_row)["status"] != ev.after["pair"]["status"]:
+                    raise ReviewError("The conflict was decided again since; undo that first.")
+                now_state = _pair_state(pair_row)
+                _set_pair(pair_row, ev.before["pair"])
+                pair = (now_state, _pair_state(pair_row))
+            changes = {f: ev.before[f] for f in fields}
+            done.append(_change(note.pk, changes, actor=actor, op="undo", group=new_group, pair=pair, undo_of=ev.pk))
+    return done

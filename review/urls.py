@@ -1,0 +1,27 @@
+"""Review app routes, mounted at /review/ (amem_site/urls.py)."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path
+
+from review.views import posts, screens
+
+app_name = "review"
+
+urlpatterns = [
+    path("", screens.dashboard, name="dashboard"),
+    path("login/", auth_views.LoginView.as_view(template_name="review/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(next_page="review:login"), name="logout"),
+    path("agents/<str:agent_id>/notes/", screens.browser, name="browser"),
+    path("notes/<uuid:note_id>/", screens.note_detail, name="note"),
+    path("notes/<uuid:note_id>/graph/", screens.graph, name="graph"),
+    path("notes/<uuid:note_id>/edit/", posts.edit, name="edit"),
+    path("notes/<uuid:note_id>/retire/", posts.retire, name="retire"),
+    path("notes/<uuid:note_id>/restore/", posts.restore, name="restore"),
+    path("notes/<uuid:note_id>/keep/", posts.keep_quality, name="keep"),
+    path("notes/<uuid:note_id>/pending/<str:op>/", posts.merge_action, name="pending"),
+    path("events/<int:event_id>/undo/", posts.undo, name="undo"),
+    path("queues/merges/", screens.merges, name="merges"),
+    path("queues/conflicts/", screens.conflicts, name="conflicts"),
+    path("conflicts/<int:pair_id>/<str:choice>/", posts.conflict_action, name="conflict"),
+    path("queues/quality/", screens.quality, name="quality"),
+]

@@ -1,0 +1,1 @@
+"""Review app views: ``screens`` (GET pages and their htmx partials), ``posts`` (actions)."""

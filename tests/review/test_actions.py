@@ -1,0 +1,208 @@
+"""Every reviewer action: its effect, its event (actor review:<user>), the dirty mark, and its undo."""
+
+from __future__ import annotations
+
+import pytest
+
+from memories.models import ConflictPair, Note, NoteEvent
+from tests.review.conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+ACTOR = "review:rita"
+
+
+def clean(note: Note) -> Note:
+    """Pretend the indexer ran, so a later dirty mark is this action's."""
+    Note.objects.filter(pk=note.pk).update(index_dirty=False)
+    note.refresh_from_db()
+    return note
+
+
+def last_event(note: Note) -> NoteEvent:
+    return NoteEvent.objects.filter(note=note).order_by("-id").first()
+
+
+def undo(client, event: NoteEvent, **data):
+    return client.post(f"/review/events/{event.pk}/undo/", data, **HTMX)
+
+
+def test_edit_replaces_the_text_and_undo_brings_it_back(rclient, alice, make_note):
+    note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
+    response = rclient.post(f"/review/notes/{note.pk}/edit/", {"content": "Alice's cat is called Miso; it sleeps on the sofa."}, **HTMX)
+    assert response.status_code == 200 and b"Saved." in response.content and b"<html" not in response.content
+    note.refresh_from_db()
+    assert note.content.endswith("sleeps on the sofa.") and note.index_dirty
+    event = last_event(note)
+    assert (event.action, event.actor) == ("review", ACTOR)
+    assert event.before["content"].endswith("piano.") and b"<del>" in response.content
+    clean(note)
+    assert undo(rclient, event).status_code == 200
+    note.refresh_from_db()
+    assert note.content.endswith("piano.") and note.index_dirty
+    assert last_event(note).after["undo_of"] == event.pk
+
+
+def test_bad_edits_say_why_and_change_nothing(rclient, alice, make_note):
+    note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
+    for text, message in [("short", b"shorter than"), (note.content, b"unchanged"), ("bad \x00 control character text", b"control")]:
+        response = rclient.post(f"/review/notes/{note.pk}/edit/", {"content": text}, **HTMX)
+        assert response.status_code == 422, text
+        assert response["HX-Retarget"] == "#messages" and message in response.content.lower(), response.content
+    note.refresh_from_db()
+    assert note.content.endswith("piano.") and not note.index_dirty and note.events.count() == 1
+
+
+def test_a_plain_form_post_redirects_back_with_a_message(rclient, alice, make_note):
+    note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    response = rclient.post(f"/review/notes/{note.pk}/retire/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/review/notes/{note.pk}/" and b"Retired." in response.content
+    again = rclient.post(f"/review/notes/{note.pk}/retire/", follow=True)
+    assert b"already retired" in again.content
+
+
+def test_retire_restore_and_undo(rclient, alice, make_note):
+    note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
+    rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX)
+    note.refresh_from_db()
+    retired = last_event(note)
+    assert not note.is_active and note.index_dirty and (retired.action, retired.actor) == ("retire", ACTOR)
+    rclient.post(f"/review/notes/{note.pk}/restore/", **HTMX)
+    note.refresh_from_db()
+    assert note.is_active and last_event(note).action == "restore"
+    # The retire is older than the restore: undoing it first is refused, nothing changes.
+    refused = undo(rclient, retired)
+    assert refused.status_code == 409 and b"undo the newer change first" in refused.content
+    undo(rclient, last_event(note))
+    note.refresh_from_db()
+    assert not note.is_active
+    assert undo(rclient, last_event(note)).status_code == 409  # an undo is not undone again
+
+
+def test_an_agent_crud_update_can_be_undone_from_history(rclient, alice, make_note):
+    from engine.edit import update_memory
+
+    note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    update_memory(note.pk, "Alice's cat Miso now sleeps in a basket by the window.", alice)
+    page = rclient.get(f"/review/notes/{note.pk}/").content.decode()
+    event = last_event(note)
+    assert event.action == "crud_update" and f"/review/events/{event.pk}/undo/" in page
+    undo(rclient, event)
+    note.refresh_from_db()
+    assert note.content.endswith("piano.") and note.embedding is None and note.index_dirty
+
+
+def test_pending_merge_keep_both_then_undo(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = clean(make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old, merge_similarity=0.8))
+    response = rclient.post(f"/review/notes/{new.pk}/pending/keep/", **HTMX)
+    assert b"Kept both" in response.content and b"Undo" in response.content
+    new.refresh_from_db()
+    assert not new.pending_merge and new.merge_candidate_id is None and new.index_dirty and new.is_active
+    restored = undo(rclient, last_event(new), kind="merge", key=str(new.pk))
+    assert f'id="merge-{new.pk}"'.encode() in restored.content and b"Keep both" in restored.content
+    new.refresh_from_db()
+    assert new.pending_merge and new.merge_candidate_id == old.pk and new.merge_similarity == 0.8
+
+
+def test_pending_merge_dismiss_retires_the_new_note(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
+    rclient.post(f"/review/notes/{new.pk}/pending/dismiss/", **HTMX)
+    new.refresh_from_db()
+    assert not new.is_active and not new.pending_merge
+    assert rclient.post(f"/review/notes/{new.pk}/pending/dismiss/", **HTMX).status_code == 409
+
+
+def test_pending_merge_folds_into_the_older_note_and_undo_reverts_both(rclient, alice, make_note):
+    old = clean(make_note(alice, "Alice drinks green tea every morning.", sources=["m1"]))
+    new = make_note(alice, "She takes it without sugar.", pending_merge=True, merge_candidate=old, sources=["m2"])
+    response = rclient.post(f"/review/notes/{new.pk}/pending/merge/", **HTMX)
+    assert response.status_code == 200 and b"Merged" in response.content
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert "without sugar" in old.content and old.sources == ["m1", "m2"] and old.index_dirty
+    assert not new.is_active and new.merged_into_id == old.pk and not new.pending_merge
+    fold = last_event(old)
+    assert fold.action == "fold" and fold.actor == ACTOR and fold.after["group"] == last_event(new).after["group"]
+    undo(rclient, last_event(new), kind="merge", key=str(new.pk))
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert old.content == "Alice drinks green tea every morning." and old.sources == ["m1"]
+    assert new.is_active and new.pending_merge and new.merge_candidate_id == old.pk and new.merged_into_id is None
+
+
+def test_unknown_pending_op_is_refused(rclient, alice, make_note):
+    note = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True)
+    response = rclient.post(f"/review/notes/{note.pk}/pending/explode/", **HTMX)
+    assert response.status_code == 422 and b"Unknown action" in response.content
+    assert response.status_code == 422 and last_event(note).action == "create"
+
+
+@pytest.fixture
+def conflict(alice, make_note):
+    a = clean(make_note(alice, "The meeting room is on the third floor.", conflict=True, conflict_reason="floors"))
+    b = clean(make_note(alice, "The meeting room is on the fifth floor.", conflict=True, conflict_reason="floors"))
+    return ConflictPair.objects.create(note_a=a, note_b=b, reason="floors differ")
+
+
+@pytest.mark.parametrize("choice, a_active, b_active", [("keep_a", True, False), ("keep_b", False, True), ("keep_both", True, True)])
+def test_conflict_decisions_and_their_undo(rclient, conflict, choice, a_active, b_active):
+    response = rclient.post(f"/review/conflicts/{conflict.pk}/{choice}/", **HTMX)
+    assert response.status_code == 200 and b"Undo" in response.content
+    conflict.refresh_from_db()
+    a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
+    assert (conflict.status, conflict.resolution, conflict.resolved_by) == ("resolved", choice, ACTOR)
+    assert (a.is_active, b.is_active) == (a_active, b_active) and not a.conflict and not b.conflict
+    assert a.index_dirty and b.index_dirty
+    again = rclient.post(f"/review/conflicts/{conflict.pk}/{choice}/", **HTMX)
+    assert again.status_code == 409 and b"resolved already" in again.content
+    restored = undo(rclient, last_event(a), kind="conflict", key=str(conflict.pk))
+    assert b"Keep A" in restored.content
+    conflict.refresh_from_db()
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert conflict.status == "open" and conflict.resolution == "" and conflict.superseded_id is None
+    assert a.is_active and b.is_active and a.conflict and b.conflict
+
+
+def test_conflict_merge_folds_b_into_a(rclient, conflict):
+    rclient.post(f"/review/conflicts/{conflict.pk}/merge/", **HTMX)
+    conflict.refresh_from_db()
+    a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
+    assert conflict.resolution == "merge" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
+    undo(rclient, last_event(b))
+    conflict.refresh_from_db()
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert conflict.status == "open" and a.content == "The meeting room is on the third floor." and b.is_active
+
+
+def test_unknown_conflict_choice_is_refused(rclient, conflict):
+    response = rclient.post(f"/review/conflicts/{conflict.pk}/keep_c/", **HTMX)
+    assert response.status_code == 422 and b"Unknown decision" in response.content
+    conflict.refresh_from_db()
+    assert conflict.status == "open"
+
+
+def test_low_quality_keep_and_retire_from_the_queue(rclient, alice, make_note):
+    flagged = clean(make_note(alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"]))
+    response = rclient.post(f"/review/notes/{flagged.pk}/keep/", {"card": "1"}, **HTMX)
+    assert f'id="quality-{flagged.pk}"'.encode() in response.content and b"Undo" in response.content
+    flagged.refresh_from_db()
+    assert not flagged.low_quality and flagged.low_quality_reasons == []
+    restored = undo(rclient, last_event(flagged), kind="quality", key=str(flagged.pk))
+    assert b"too_vague" in restored.content
+    flagged.refresh_from_db()
+    assert flagged.low_quality and flagged.low_quality_reasons == ["too_vague"]
+    rclient.post(f"/review/notes/{flagged.pk}/retire/", {"card": "1"}, **HTMX)
+    flagged.refresh_from_db()
+    assert not flagged.is_active
+
+
+def test_an_action_schedules_the_index_sync(rclient, alice, make_note, django_capture_on_commit_callbacks):
+    note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
+    with django_capture_on_commit_callbacks(execute=True):
+        rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX)
+    note.refresh_from_db()
+    assert not note.is_active and not note.index_dirty and note.indexed_at is not None

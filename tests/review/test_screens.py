@@ -1,0 +1,99 @@
+"""Dashboard, memory browser and note detail: full pages for browsers, partials for htmx."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memories.models import ConflictPair, JobRun, Link, Note
+from tests.review.conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_dashboard_counts_per_agent(rclient, alice, make_note):
+    a = make_note(alice, "Alice keeps her bicycle in the garden shed.")
+    b = make_note(alice, "Alice drinks green tea every morning.", pending_merge=True)
+    make_note(alice, "Alice used to live in Lyon a long time ago.", is_active=False)
+    make_note(alice, "Alice wrote this note three days ago.", created_at=timezone.now() - timedelta(days=3))
+    ConflictPair.objects.create(note_a=a, note_b=b, reason="r")
+    JobRun.objects.create(job="quality_scan", agent_id="alice", outcome="ok")
+    response = rclient.get("/review/")
+    row = response.context["rows"][0]
+    assert (row["agent_id"], row["active"], row["pending"], row["conflicts"], row["today"]) == ("alice", 3, 1, 1, 3)
+    assert [d["n"] for d in row["trend"]] == [0, 0, 0, 1, 0, 0, 3]
+    assert [r.job for r in row["jobs"]] == ["quality_scan"]
+    assert b"<html" in response.content and b"quality_scan" in response.content
+    partial = rclient.get("/review/", **HTMX)
+    assert b"<html" not in partial.content and b"agent-alice" in partial.content
+
+
+def test_the_browser_lists_newest_first_with_status_filter_and_pages(rclient, alice, make_note):
+    for i in range(23):
+        make_note(alice, f"Alice remembers numbered fact {i:02d} about her garden.", created_at=timezone.now() - timedelta(minutes=i))
+    make_note(alice, "Alice no longer owns the red umbrella.", is_active=False)
+    first = rclient.get("/review/agents/alice/notes/")
+    notes = list(first.context["page"])
+    assert len(notes) == 20 and notes[0].content.endswith("fact 00 about her garden.")
+    second = rclient.get("/review/agents/alice/notes/?page=2", **HTMX)
+    assert b"<html" not in second.content and b"fact 22" in second.content
+    retired = rclient.get("/review/agents/alice/notes/?status=retired", **HTMX)
+    assert b"red umbrella" in retired.content and b"fact 00" not in retired.content
+
+
+def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclient, alice, make_note):
+    note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    make_note(alice, "The quarterly report is due on Friday afternoon.")
+    response = rclient.get("/review/agents/alice/notes/?q=cat+called+Miso", **HTMX)
+    assert response.status_code == 200 and b"<html" not in response.content
+    results = response.context_data["results"]
+    assert results[0].note == note and results[0].via == "match"
+    body = response.content.decode()
+    assert "similarity" in body and "rrf" in body and "dense_rank" in body and "bm25_score" in body
+    note.refresh_from_db()
+    assert note.retrieval_count == 0
+
+
+def test_search_results_leave_out_notes_of_agents_not_reviewed(rclient, alice, bob, make_note):
+    make_note(bob, "Shared fact: the cafeteria closes at three on Fridays.", readers=["*"])
+    response = rclient.get("/review/agents/alice/notes/?q=cafeteria+closes")
+    assert response.context["results"] == []
+
+
+def test_the_note_page_shows_fields_sources_links_and_history(rclient, alice, make_note):
+    note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.", sources=["msg-17"])
+    other = make_note(alice, "Miso the cat was adopted from a shelter in 2021.")
+    Link.objects.create(source=note, target=other)
+    Link.objects.create(source=other, target=note)
+    response = rclient.get(f"/review/notes/{note.pk}/")
+    body = response.content.decode()
+    assert "msg-17" in body and f"/review/notes/{other.pk}/" in body and "create" in body
+    assert len(response.context["out_links"]) == len(response.context["in_links"]) == 1
+    partial = rclient.get(f"/review/notes/{note.pk}/", **HTMX)
+    assert b"<html" not in partial.content and b'id="note-main"' in partial.content
+
+
+def test_the_graph_shows_two_hops(rclient, alice, make_note):
+    a, b, c, d = (make_note(alice, f"Graph node number {i} about Alice's garden.") for i in range(4))
+    Link.objects.create(source=a, target=b)
+    Link.objects.create(source=b, target=c)
+    Link.objects.create(source=c, target=d)
+    response = rclient.get(f"/review/notes/{a.pk}/graph/")
+    hops = {n["id"]: n["hop"] for n in response.context["nodes"]}
+    assert hops == {a.pk: 0, b.pk: 1, c.pk: 2}
+    assert b"<svg" in response.content
+
+
+def test_queues_list_what_waits(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old, merge_similarity=0.8)
+    make_note(alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"])
+    make_note(alice, "TODO tomorrow: call the plumber about the sink.", ephemeral=True, created_at=timezone.now() - timedelta(days=9))
+    Note.objects.create(agent_id="alice", owner="alice", content="ok", content_hash="x")
+    merges = rclient.get("/review/queues/merges/").content.decode()
+    assert "each morning at seven" in merges and "0.80" in merges
+    quality = rclient.get("/review/queues/quality/").context["rows"]
+    assert sorted(r["reasons"][0] for r in quality) == ["expired_ephemeral", "too_short", "too_vague"]
+    assert b"No open conflicts" in rclient.get("/review/queues/conflicts/").content
