@@ -177,6 +177,9 @@ class Note(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     merge_similarity = models.FloatField(null=True, blank=True)
+    # The revision at which a merge job's model judged this note distinct from a similar one;
+    # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
+    merge_checked_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
     evolution_type = models.CharField(max_length=10, choices=EVOLUTION_TYPES, blank=True)
     conflict = models.BooleanField(default=False)
     conflict_reason = models.TextField(blank=True)

@@ -15,13 +15,17 @@ transaction; ``apply`` re-checks that neither note changed meanwhile.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import QuerySet
 
+from engine import runtime
 from engine.construct import construct, recipe_vectors
 from engine.errors import AmemError
 from engine.fold import FoldPlan, apply_fold
+from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from engine.text import check_content, normalise
 from memories import access
@@ -140,3 +144,79 @@ def _move_links(loser: Note, winner: Note, agent_id: str, actor: str) -> tuple[l
         if created:
             copied.append(str(target_id))
     return repointed, copied
+
+
+# --- pairs of similar notes (same-day merge, consolidation) --------------------------------
+
+PAIR_FIELDS = (
+    "pk",
+    "content",
+    "created_at",
+    "embedding",
+    "embedding_model",
+    "category",
+    "note_type",
+    "subjects",
+    "readers",
+    "writers",
+    "revision",
+    "merge_checked_revision",
+)
+
+
+def access_key(note: Note) -> tuple:
+    """Notes merge only with notes about the same subjects, readable and writable by the same agents."""
+    return (tuple(sorted(note.subjects or [])), tuple(sorted(note.readers or [])), tuple(sorted(note.writers or [])))
+
+
+def merge_best_pairs(
+    step: Step, notes: QuerySet[Note], *, threshold: float, limit: int, key: Callable[[Note], object]
+) -> None:
+    """Judge the ``limit`` most similar pairs (same ``key``) and merge those the model says are one.
+
+    A pair the model keeps apart is remembered on both notes (``merge_checked_revision``)
+    and not offered again until one of them changes, so the best pairs of
+    yesterday never crowd out the rest. Offline, a pair must reach the fold
+    threshold (``dedup_fold_sim``): the rule-based stand-in merges by keeping both
+    texts, which is only right for near-duplicates.
+    """
+    llm = runtime.llm()
+    if llm.is_offline("should_merge"):
+        threshold = max(threshold, step.cfg.dedup_fold_sim)
+    kept, matrix = vectors.load(list(notes.only(*PAIR_FIELDS).order_by("created_at", "pk")))
+    fresh = [n.merge_checked_revision != n.revision for n in kept]
+    groups = vectors.group_ids([key(n) for n in kept])
+    pairs = vectors.best_pairs(matrix, threshold, limit, groups=groups, fresh=fresh)
+    step.count("pairs", len(pairs))
+    step.grow(len(pairs))
+    used: set = set()
+    for _, i, j in pairs:
+        step.advance()
+        if kept[i].pk in used or kept[j].pk in used:
+            step.count("skipped")  # one side was merged earlier in this run: the pair is stale
+            continue
+        current = {n.pk: n for n in Note.objects.filter(pk__in=(kept[i].pk, kept[j].pk), is_active=True)}
+        a, b = current.get(kept[i].pk), current.get(kept[j].pk)
+        if a is None or b is None or a.revision != kept[i].revision or b.revision != kept[j].revision:
+            step.count("changed_meanwhile")
+            continue
+        winner, loser = winner_of(a, b)
+        decision, ok = step.llm(
+            "should_merge", lambda: llm.should_merge(winner.content, loser.content, agent_id=step.agent.pk)
+        )
+        if not ok:
+            continue
+        if not decision.should_merge:
+            for note in (a, b):
+                Note.objects.filter(pk=note.pk, revision=note.revision).update(merge_checked_revision=note.revision)
+            step.count("kept_apart")
+            continue
+        merge_plan = plan(step, winner, loser, decision.merged)
+        if merge_plan is None:
+            step.count("unusable")
+            continue
+        if apply(step, merge_plan) is None:
+            step.count("changed_meanwhile")
+            continue
+        used.update((a.pk, b.pk))
+        step.count("merged")

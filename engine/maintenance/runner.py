@@ -44,12 +44,14 @@ DONE = (OK, UNAVAILABLE)
 # Job name → module with ``run(step)``. Imported on use, so job modules may import the runner.
 JOB_MODULES: dict[str, str] = {
     "pending_merge": "engine.maintenance.pending",
+    "same_day_merge": "engine.maintenance.same_day",
+    "consolidation": "engine.maintenance.consolidation",
     "quality_scan": "engine.maintenance.quality",
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    "nightly": ("pending_merge", "quality_scan"),
-    "daytime": ("pending_merge",),
+    "nightly": ("pending_merge", "consolidation", "quality_scan"),
+    "daytime": ("pending_merge", "same_day_merge"),
 }
 FAILED_CALL = ("provider_error", "parse_error")
 MAX_POLL_S = 60.0
