@@ -68,13 +68,18 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalise(text).encode("utf-8")).hexdigest()
 
 
+def storable(text: str) -> bool:
+    """No control characters and no lone surrogates (which PostgreSQL's jsonb and text refuse)."""
+    return not _CONTROL.search(text) and not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+
+
 def check_context(context: object, *, max_chars: int) -> str:
     """A caller-supplied context line (what the note answers or where it happened); may be empty."""
     if context is None:
         return ""
     if not isinstance(context, str):
         raise InvalidInput("context must be a string")
-    if _CONTROL.search(context) or any(0xD800 <= ord(ch) <= 0xDFFF for ch in context):
+    if not storable(context):
         raise InvalidInput("context contains control characters or invalid UTF-8")
     context = context.strip()
     if len(context) > max_chars:

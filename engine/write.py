@@ -24,7 +24,7 @@ from engine.config import EngineConfig, get_config
 from engine.construct import apply_fields, check_note_type, construct, recipe_vectors
 from engine.embeddings import to_bytes
 from engine.errors import InvalidInput, NotFound
-from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text
+from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note, NoteEvent
 
 SCOPES = ("private", "shared")
@@ -65,6 +65,8 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
     for value in values:
         if not isinstance(value, str) or not value.strip() or len(value) > 200:
             raise InvalidInput(f"{name} must hold non-empty strings of at most 200 characters")
+        if not storable(value):
+            raise InvalidInput(f"{name} must not contain control characters or invalid UTF-8")
         if value.strip() not in cleaned:
             cleaned.append(value.strip())
     if len(cleaned) > limit:

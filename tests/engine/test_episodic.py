@@ -144,3 +144,10 @@ def test_a_time_without_a_utc_form_is_refused_before_anything_is_written(alice, 
     with pytest.raises(InvalidInput, match="out of range"):
         add_episodic("An event at the very end of time.", alice, occurred_at=edge)
     assert not Note.objects.exists()
+
+
+@pytest.mark.parametrize("label", ["tab\x00null", "lone \ud800 surrogate"])
+def test_a_label_that_cannot_be_stored_is_refused(alice, store, label):
+    with pytest.raises(InvalidInput, match="sources must not contain"):
+        add_episodic("A fine event with a bad source label.", alice, sources=[label])
+    assert not Note.objects.exists()
