@@ -23,11 +23,8 @@ def record(newer: Note, older: Note, reason: str, actor: str, *, superseded: Not
         return None
     pair = ConflictPair.objects.create(note_a=newer, note_b=older, reason=reason, superseded=superseded)
     for note, other in ((newer, older), (older, newer)):
-        before = {
-            "conflict": note.conflict,
-            "evolution_type": note.evolution_type,
-            "conflict_reason": note.conflict_reason,
-        }
+        # before/after hold the fields an undo may set back (the review app reverts them).
+        before = {"conflict": note.conflict, "conflict_reason": note.conflict_reason}
         Note.objects.filter(pk=note.pk).update(conflict=True, evolution_type="CONFLICT", conflict_reason=reason)
         NoteEvent.objects.create(
             note=note,
@@ -35,10 +32,10 @@ def record(newer: Note, older: Note, reason: str, actor: str, *, superseded: Not
             before=before,
             after={
                 "conflict": True,
-                "evolution_type": "CONFLICT",
                 "conflict_reason": reason,
+                "evolution_type": "CONFLICT",
                 "conflicts_with": str(other.pk),
-                "pair": pair.pk,
+                "conflict_pair": pair.pk,
             },
             actor=actor,
         )
@@ -58,7 +55,7 @@ def retire_superseded(pair: ConflictPair, note: Note, actor: str) -> bool:
         note=retired,
         action="retire",
         before={"is_active": True},
-        after={"is_active": False, "superseded_by": str(other), "reason": pair.reason, "pair": pair.pk},
+        after={"is_active": False, "superseded_by": str(other), "reason": pair.reason, "conflict_pair": pair.pk},
         actor=actor,
     )
     pair.superseded = retired

@@ -15,6 +15,7 @@ transaction; ``apply`` re-checks that neither note changed meanwhile.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -80,7 +81,7 @@ def apply(step: Step, merge_plan: MergePlan) -> Note | None:
         winner = apply_fold(merge_plan.fold, list(loser.sources or []), agent_id, actor)
         if winner is None:
             return None
-        before = {"retrieval_count": winner.retrieval_count, "evolution_type": winner.evolution_type}
+        counts_before = {"retrieval_count": winner.retrieval_count, "evolution_type": winner.evolution_type}
         winner.retrieval_count += loser.retrieval_count
         if loser.last_accessed and (winner.last_accessed is None or loser.last_accessed > winner.last_accessed):
             winner.last_accessed = loser.last_accessed
@@ -89,32 +90,46 @@ def apply(step: Step, merge_plan: MergePlan) -> Note | None:
         winner.save(update_fields=["retrieval_count", "last_accessed", "evolution_type", "updated_at"])
         repointed, copied = _move_links(loser, winner, agent_id, actor)
 
+        loser_before = {"is_active": True, "merged_into": None, "pending_merge": loser.pending_merge}
         loser.is_active = False
         loser.merged_into = winner
         loser.pending_merge = False
         loser.mark_dirty()
         loser.save(update_fields=["is_active", "merged_into", "pending_merge", "index_dirty", "revision", "updated_at"])
 
+        # One group id on the merge's events: the review app undoes them together
+        # (the winner's text from its fold event, the loser back to active).
+        group = uuid.uuid4().hex
+        fold_event = NoteEvent.objects.filter(note=winner, action="fold").latest("pk")
+        fold_event.after = {**fold_event.after, "group": group}
+        fold_event.save(update_fields=["after"])
         NoteEvent.objects.create(
             note=winner,
             action="consolidate",
-            before=before,
             after={
                 "merged": str(loser.pk),
                 "job": step.job,
                 "verdict": merge_plan.verdict,
+                "before": counts_before,
                 "retrieval_count": winner.retrieval_count,
                 "evolution_type": winner.evolution_type,
                 "links_repointed": repointed,
                 "links_copied": copied,
+                "group": group,
             },
             actor=actor,
         )
         NoteEvent.objects.create(
             note=loser,
             action="retire",
-            before={"is_active": True},
-            after={"is_active": False, "merged_into": str(winner.pk), "job": step.job},
+            before=loser_before,
+            after={
+                "is_active": False,
+                "merged_into": str(winner.pk),
+                "pending_merge": False,
+                "job": step.job,
+                "group": group,
+            },
             actor=actor,
         )
     return winner

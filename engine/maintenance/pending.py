@@ -102,9 +102,10 @@ def _clear(step: Step, note: Note, verdict: str, reason: str, *, against: Note |
         NoteEvent.objects.create(
             note=note,
             action="flag",
-            before={"pending_merge": True, "evolution_type": note.evolution_type},
+            before={"pending_merge": True},
             after={
                 "pending_merge": False,
+                "evolution_type": verdict or note.evolution_type,
                 "verdict": verdict,
                 "against": str(against.pk) if against else None,
                 "reason": reason,

@@ -10,7 +10,9 @@ Reasons, over the notes the agent owns (its private and its shared ones):
 The reasons go to ``low_quality_reasons`` (with ``low_quality``), where the review
 queue reads them, and each change appends a ``flag`` event. A reason that no longer
 holds (the conflict was resolved) is removed; reasons set by anyone else are kept.
-Neither field is part of the index, so flagged notes are not marked dirty.
+A reason a reviewer dismissed ("keep" in the review app, not undone) is not raised
+again for that note, except ``pending_conflict`` for a conflict opened after the
+dismissal. Neither field is part of the index, so flagged notes are not marked dirty.
 """
 
 from __future__ import annotations
@@ -48,11 +50,11 @@ def run(step: Step) -> None:
     expired_before = now - timedelta(days=cfg.ephemeral_days)
     notes = Note.objects.filter(owner=step.agent.pk, is_active=True).order_by("pk")
     open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
-    in_conflict = {
-        pk
-        for pair in open_pairs.filter(Q(note_a__owner=step.agent.pk) | Q(note_b__owner=step.agent.pk))
-        for pk in (pair.note_a_id, pair.note_b_id)
-    }
+    conflict_since: dict = {}  # note id → when its newest open conflict was found
+    for pair in open_pairs.filter(Q(note_a__owner=step.agent.pk) | Q(note_b__owner=step.agent.pk)):
+        for pk in (pair.note_a_id, pair.note_b_id):
+            conflict_since[pk] = max(conflict_since.get(pk, pair.created_at), pair.created_at)
+    dismissed = _dismissed(step.agent.pk)
     step.grow(notes.count())
     batch: list[tuple[Note, list[str]]] = []
     for note in notes.only(*FIELDS).iterator(chunk_size=CHUNK):
@@ -62,8 +64,12 @@ def run(step: Step) -> None:
             note,
             min_chars=cfg.quality_min_chars,
             expired_before=expired_before,
-            in_open_conflict=note.pk in in_conflict,
+            in_open_conflict=note.pk in conflict_since,
         )
+        if note.pk in dismissed:
+            reasons, at = dismissed[note.pk]
+            reopened = conflict_since.get(note.pk, at) > at
+            current = [r for r in current if r not in reasons or (r == PENDING_CONFLICT and reopened)]
         stored = list(note.low_quality_reasons or [])
         wanted = [r for r in stored if r not in OURS] + current
         if wanted != stored or note.low_quality != bool(wanted):
@@ -74,6 +80,18 @@ def run(step: Step) -> None:
             _save(step, batch)
             batch = []
     _save(step, batch)
+
+
+def _dismissed(agent_id: str) -> dict:
+    """Note id → (reasons a reviewer dismissed with "keep", when), from events not undone since."""
+    mine = NoteEvent.objects.filter(note__owner=agent_id)
+    undone = set(mine.filter(after__has_key="undo_of").values_list("after__undo_of", flat=True))
+    keeps = mine.filter(action="review", after__op="keep").order_by("created_at", "pk")
+    return {
+        note_id: (set((before or {}).get("low_quality_reasons") or []), at)
+        for pk, note_id, before, at in keeps.values_list("pk", "note_id", "before", "created_at")
+        if pk not in undone
+    }
 
 
 def _save(step: Step, changes: list[tuple[Note, list[str]]]) -> None:

@@ -74,7 +74,25 @@ def test_evolve_folds_the_flagged_note_into_the_one_it_resembled(alice, bob, pai
     assert list(old.events.values_list("action", flat=True)) == ["fold", "consolidate"]
     assert old.events.get(action="fold").before["content"] == OLD
     assert old.events.get(action="consolidate").after["merged"] == str(new.pk)
-    assert new.events.get().after == {"is_active": False, "merged_into": str(old.pk), "job": "pending_merge"}
+    retire = new.events.get()
+    assert retire.before == {"is_active": True, "merged_into": None, "pending_merge": True}
+    assert retire.after["merged_into"] == str(old.pk) and retire.after["job"] == "pending_merge"
+    assert retire.after["group"] == old.events.get(action="fold").after["group"]
+
+
+def test_the_review_app_undoes_a_whole_merge_from_either_note(alice, pair, provider, django_user_model):
+    from review.actions import undo
+
+    old, new = pair
+    judge(provider, "EVOLVE", MERGED)
+    provider.reply_json(NOTE, role="construct")
+    resolve(alice)
+    reviewer = django_user_model.objects.create_user("rita", is_staff=True)
+    undo(Note.objects.get(pk=new.pk).events.get(action="retire"), reviewer, may_review=lambda agent_id: True)
+    old.refresh_from_db()
+    new.refresh_from_db()
+    assert new.is_active and new.merged_into is None and new.pending_merge
+    assert old.content == OLD and old.is_active
 
 
 def test_expand_merges_too_and_says_so(alice, pair, provider):

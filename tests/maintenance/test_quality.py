@@ -120,3 +120,26 @@ def test_a_note_changed_during_the_scan_is_left_for_the_next_one(alice, monkeypa
     monkeypatch.setattr(quality, "_save", edited_meanwhile)
     scan(alice)
     assert reasons(note) == [] and not NoteEvent.objects.exists()
+
+
+def test_a_reviewers_keep_is_not_undone_by_the_next_scan(alice, django_user_model):
+    from review.actions import keep_quality, undo
+
+    rita = django_user_model.objects.create_user("rita", is_staff=True)
+    note = put(alice, "Deploy is pending confirmation", ephemeral=True, created_at=timezone.now() - timedelta(days=30))
+    other = put(alice, "Deploy was confirmed by ops on Monday")
+    scan(alice)
+    note.refresh_from_db()
+    keep = keep_quality(note, rita)
+    scan(alice)
+    assert reasons(note) == []
+    # A conflict found after the reviewer's decision is news: it is raised again (the expiry is not).
+    ConflictPair.objects.create(note_a=note, note_b=other)
+    scan(alice)
+    assert reasons(note) == ["pending_conflict"]
+    # Undoing the keep brings the reviewer's dismissed reasons back, and the scan leaves them.
+    ConflictPair.objects.all().delete()
+    Note.objects.filter(pk=note.pk).update(low_quality=False, low_quality_reasons=[])
+    undo(keep, rita, may_review=lambda agent_id: True)
+    scan(alice)
+    assert reasons(note) == ["expired_ephemeral"]
