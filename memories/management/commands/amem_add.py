@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.core.management.base import CommandError
+
 from engine.errors import IndexLocked
 from engine.write import add_episodic, add_memory
 from memories.local_bridge import call_server
@@ -11,7 +13,7 @@ from memories.management.base import AmemCommand
 class Command(AmemCommand):
     help = (
         'Add a memory: amem_add --agent demo "text" [--scope shared] [--subject alex] [--source msg-1] '
-        "[--type memory|knowledge] [--episodic]"
+        "[--type memory|knowledge] [--episodic [--context TEXT]]"
     )
 
     def add_arguments(self, parser):
@@ -24,11 +26,18 @@ class Command(AmemCommand):
         parser.add_argument(
             "--episodic", action="store_true", help="the cheap path: no model calls, no dedup, no links"
         )
+        parser.add_argument(
+            "--context", default="", help="with --episodic: what the event answers or where it happened (embedded with it)"
+        )
 
-    def handle(self, *args, text, agent, scope, subjects, sources, note_type, episodic, **options):
+    def handle(self, *args, text, agent, scope, subjects, sources, note_type, episodic, context, **options):
+        if context and not episodic:
+            raise CommandError("--context goes with --episodic (the full pipeline writes its own context)")
         owner = self.agent(agent)
         if episodic:
-            note = add_episodic(text, owner, scope=scope, subjects=subjects, sources=sources, actor="cli")
+            note = add_episodic(
+                text, owner, scope=scope, subjects=subjects, sources=sources, context=context, actor="cli"
+            )
             self.stdout.write(str(note.pk))
             return
         try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from memories.models import LlmCall, Note
 
@@ -28,3 +30,14 @@ def test_amem_add_episodic_asks_no_model(alice, store):
     note_id, _ = run("amem_add", "--agent", "alice", "--episodic", "The player opened the north gate.")
     assert Note.objects.get(pk=note_id).keywords == []
     assert not LlmCall.objects.exists()
+
+
+def test_amem_add_episodic_keeps_the_given_context(alice, store):
+    note_id, _ = run("amem_add", "--agent", "alice", "--episodic", "--context", "Where is the key?", "Under the mat.")
+    assert Note.objects.get(pk=note_id).context == "Where is the key?"
+
+
+def test_a_context_without_episodic_is_refused(alice, store):
+    with pytest.raises(CommandError, match="--context goes with --episodic"):
+        run("amem_add", "--agent", "alice", "--context", "Where is the key?", "The key is under the mat.")
+    assert not Note.objects.exists()
