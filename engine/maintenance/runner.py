@@ -46,11 +46,12 @@ JOB_MODULES: dict[str, str] = {
     "pending_merge": "engine.maintenance.pending",
     "same_day_merge": "engine.maintenance.same_day",
     "consolidation": "engine.maintenance.consolidation",
+    "contradiction_sweep": "engine.maintenance.contradiction",
     "quality_scan": "engine.maintenance.quality",
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    "nightly": ("pending_merge", "consolidation", "quality_scan"),
+    "nightly": ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan"),
     "daytime": ("pending_merge", "same_day_merge"),
 }
 FAILED_CALL = ("provider_error", "parse_error")

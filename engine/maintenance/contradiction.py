@@ -1,0 +1,90 @@
+"""Contradiction sweep (DESIGN §6): find notes of an agent that cannot both be true.
+
+Over the agent's own active memory notes (not knowledge, not shared), per
+category, newest first, in batches of ``sweep_batch`` (25): one strong-tier call
+per batch returns index pairs (validated by the LLM layer), each with a reason
+and, when the model can tell, the superseded side. Every new pair becomes a
+ConflictPair (A = the newer note) and flags both notes.
+
+* Incremental: a batch whose notes were all scanned since they last changed is
+  skipped (``--force`` reads it again); after a batch is judged, every note in it
+  is stamped ``conflict_scanned_at``. A failed call stamps nothing.
+* Mode ``review`` (default, ``AMEM_CONFLICT_MODE``) only records. ``auto`` also
+  retires the side the model named superseded and closes the pair; when the model
+  names neither side, nothing is retired. An explicit mode (``amem_jobs run
+  contradiction_sweep --mode``) wins over the setting.
+* Offline (provider ``none``) there is no reading comprehension to find
+  contradictions: the step is recorded as ``unavailable`` and touches nothing.
+
+Trade-off kept from the seed: two old notes that never share a batch are never compared.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from django.db import transaction
+from django.utils import timezone
+
+from engine import runtime
+from engine.maintenance import conflicts
+from engine.maintenance.runner import Step
+from memories.models import Note
+
+UNAVAILABLE = "no model is configured (LLM provider none): contradictions need one; nothing was scanned"
+
+
+def scanned(note: Note) -> bool:
+    return note.conflict_scanned_at is not None and note.conflict_scanned_at >= note.updated_at
+
+
+def batches(notes: list[Note], size: int) -> list[list[Note]]:
+    """Per category (notes come sorted by category, newest first), cut into ``size``; singles dropped."""
+    cut: list[list[Note]] = []
+    for _, group in groupby(notes, key=lambda n: n.category):
+        members = list(group)
+        cut += [members[k : k + size] for k in range(0, len(members), size) if len(members[k : k + size]) >= 2]
+    return cut
+
+
+def run(step: Step) -> None:
+    llm = runtime.llm()
+    if not llm.conflict_scan_available:
+        step.unavailable(UNAVAILABLE)
+        return
+    auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
+    force = bool(step.options.get("force"))
+    notes = list(
+        Note.objects.filter(agent_id=step.agent.pk, is_active=True, note_type=Note.MEMORY).order_by(
+            "category", "-created_at", "-pk"
+        )
+    )
+    todo = batches(notes, step.cfg.sweep_batch)
+    step.grow(len(todo))
+    for batch in todo:
+        step.advance()
+        if not force and all(scanned(n) for n in batch):
+            step.count("batches_skipped")
+            continue
+        texts = [n.content for n in batch]
+        findings, ok = step.llm("conflict_scan", lambda: llm.conflict_scan(texts, agent_id=step.agent.pk))
+        if not ok:
+            continue
+        with transaction.atomic():
+            for finding in findings:
+                a, b = batch[finding.a], batch[finding.b]
+                newer, older = sorted((a, b), key=lambda n: (n.created_at, str(n.pk)), reverse=True)
+                superseded = batch[finding.superseded] if finding.superseded is not None else None
+                pair = conflicts.record(newer, older, finding.reason, step.actor, superseded=superseded)
+                if pair is None:
+                    step.count("pairs_known")
+                    continue
+                step.count("pairs_found")
+                if auto and superseded is not None and conflicts.retire_superseded(pair, superseded, step.actor):
+                    step.count("retired")
+            stamp = timezone.now()
+            for note in batch:
+                # Only notes unchanged since they were read: a changed one is judged again next time.
+                Note.objects.filter(pk=note.pk, revision=note.revision).update(conflict_scanned_at=stamp)
+        step.count("batches_scanned")
+        step.count("scanned", len(batch))

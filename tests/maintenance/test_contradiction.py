@@ -1,0 +1,203 @@
+"""Contradiction sweep: batches of 25 newest first per category, incremental, review by default, auto retires."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from engine import runtime
+from engine.maintenance import runner
+from engine.maintenance.runner import Gate, run_step
+from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
+from tests.maintenance.conftest import put, wrote
+
+NOW = timezone.now()
+
+
+def note(agent, text: str, minutes_ago: int, **fields) -> Note:
+    return put(agent, text, created_at=NOW - timedelta(minutes=minutes_ago), **fields)
+
+
+def found(provider, *pairs: tuple[int, int, int | None], reason: str = "cannot both be true") -> None:
+    provider.reply_json(
+        {"pairs": [{"a": a, "b": b, "superseded": s, "reason": reason} for a, b, s in pairs]}, role="conflict_scan"
+    )
+
+
+def nothing(provider, times: int = 10) -> None:
+    for _ in range(times):
+        provider.reply_json({"pairs": []}, role="conflict_scan")
+
+
+def batches_sent(provider) -> list[list[str]]:
+    """The notes of each call, in the order they were numbered."""
+    sent = []
+    for request in provider.requests_for("conflict_scan"):
+        lines = [line for line in request.prompt.splitlines() if line.startswith("[")]
+        sent.append([line.split("] ", 1)[1] for line in lines if line[1].isdigit()])
+    return sent
+
+
+def sweep(agent, **options):
+    return run_step("contradiction_sweep", agent, options=options)
+
+
+@pytest.fixture
+def diet(alice):
+    """Three Personal notes, newest first: steak (0), dark mode (1), vegetarian (2)."""
+    return (
+        note(alice, "Alice loved the steak at dinner.", 1, category="Personal"),
+        note(alice, "Alice prefers dark mode everywhere.", 2, category="Personal"),
+        note(alice, "Alice has been vegetarian for years.", 3, category="Personal"),
+    )
+
+
+def test_offline_the_sweep_is_reported_unavailable_and_touches_nothing(alice, diet):
+    wrote(alice)
+    row = sweep(alice)
+    assert row.outcome == "unavailable" and "no model is configured" in row.detail
+    assert not Note.objects.filter(conflict_scanned_at__isnull=False).exists()
+    assert not ConflictPair.objects.exists() and not NoteEvent.objects.exists()
+    assert runner.due_agents("contradiction_sweep") == []  # not retried every night
+
+
+def test_review_mode_records_a_pair_and_flags_both_notes(alice, diet, provider):
+    steak, dark, veggie = diet
+    found(provider, (0, 2, None), reason="vegetarian vs steak")
+    row = sweep(alice)
+    assert batches_sent(provider) == [[steak.content, dark.content, veggie.content]]
+    pair = ConflictPair.objects.get()
+    assert (pair.note_a_id, pair.note_b_id, pair.status) == (steak.pk, veggie.pk, "open")
+    assert pair.reason == "vegetarian vs steak"
+    for n in (steak, veggie):
+        n.refresh_from_db()
+        assert n.is_active and n.conflict and n.evolution_type == "CONFLICT"
+        assert n.conflict_reason == "vegetarian vs steak"
+        assert n.events.get().after["conflicts_with"] in (str(steak.pk), str(veggie.pk))
+    assert not Note.objects.get(pk=dark.pk).conflict
+    assert Note.objects.filter(conflict_scanned_at__isnull=False).count() == 3  # every note of the batch
+    assert row.outcome == "ok"
+    assert row.counts == {"llm_calls": 1, "pairs_found": 1, "batches_scanned": 1, "scanned": 3}
+
+
+def test_batches_hold_25_notes_newest_first_and_a_lone_remainder_is_not_sent(alice, provider):
+    notes = [note(alice, f"Project fact number {i} about the launch.", i, category="Project") for i in range(26)]
+    nothing(provider)
+    sweep(alice)
+    assert batches_sent(provider) == [[n.content for n in notes[:25]]]
+    note(alice, "Project fact number 26 about the launch.", 26, category="Project")
+    sweep(alice)
+    assert batches_sent(provider)[1] == [notes[25].content, "Project fact number 26 about the launch."]
+
+
+def test_each_category_is_swept_on_its_own_and_singles_are_skipped(alice, provider):
+    note(alice, "Alice's office is in Berlin.", 1, category="Business")
+    note(alice, "Alice works from Munich now.", 2, category="Personal")
+    note(alice, "Alice likes hiking in the Alps.", 3, category="Personal")
+    nothing(provider)
+    row = sweep(alice)
+    assert batches_sent(provider) == [["Alice works from Munich now.", "Alice likes hiking in the Alps."]]
+    assert row.counts["batches_scanned"] == 1
+
+
+def test_knowledge_shared_retired_and_foreign_notes_are_not_swept(alice, bob, diet, provider):
+    note(alice, "Vegetarians eat no meat.", 4, category="Personal", note_type=Note.KNOWLEDGE)
+    note(alice, "Alice eats meat on Sundays.", 5, category="Personal", agent_id=SHARED_AGENT, readers=["*"])
+    note(alice, "Alice hates vegetables.", 6, category="Personal", is_active=False)
+    note(bob, "Bob says Alice eats fish.", 7, category="Personal")
+    nothing(provider)
+    sweep(alice)
+    assert batches_sent(provider) == [[n.content for n in diet]]
+
+
+def test_the_sweep_is_incremental_and_force_reads_again(alice, diet, provider):
+    nothing(provider)
+    sweep(alice)
+    events = NoteEvent.objects.count()
+    second = sweep(alice)
+    assert len(provider.requests_for("conflict_scan")) == 1
+    assert second.counts == {"batches_skipped": 1} and NoteEvent.objects.count() == events
+    note(alice, "Alice ordered a burger today.", 0, category="Personal")  # one unscanned note: read again
+    sweep(alice)
+    assert len(provider.requests_for("conflict_scan")) == 2
+    sweep(alice, force=True)
+    assert len(provider.requests_for("conflict_scan")) == 3
+
+
+def test_a_note_changed_since_its_scan_is_read_again(alice, diet, provider):
+    nothing(provider)
+    sweep(alice)
+    steak = Note.objects.get(pk=diet[0].pk)
+    steak.content = "Alice loved the steak and the wine at dinner."
+    steak.save()
+    sweep(alice)
+    assert len(provider.requests_for("conflict_scan")) == 2
+
+
+def test_a_known_pair_is_not_recorded_twice(alice, diet, provider):
+    steak, _, veggie = diet
+    ConflictPair.objects.create(note_a=veggie, note_b=steak, reason="found by the merge judge")
+    found(provider, (0, 2, None))
+    row = sweep(alice)
+    assert ConflictPair.objects.count() == 1 and row.counts["pairs_known"] == 1 and not NoteEvent.objects.exists()
+
+
+def test_auto_mode_retires_only_the_side_the_model_names(alice, diet, provider, config):
+    steak, dark, veggie = diet
+    config(conflict_mode="auto")
+    found(provider, (0, 2, 2))  # the model says "vegetarian" is outdated, though it is the older note
+    row = sweep(alice)
+    steak.refresh_from_db()
+    veggie.refresh_from_db()
+    assert steak.is_active and not veggie.is_active
+    assert veggie.index_dirty and veggie.revision == 2
+    pair = ConflictPair.objects.get()
+    assert (pair.superseded_id, pair.status, pair.resolution) == (veggie.pk, "resolved", "auto_retired")
+    assert veggie.events.filter(action="retire").get().after["superseded_by"] == str(steak.pk)
+    assert steak.conflict and veggie.conflict  # both still marked, as in review mode
+    assert row.counts["retired"] == 1
+
+
+def test_auto_mode_retires_nothing_when_the_model_names_neither_side(alice, diet, provider, config):
+    config(conflict_mode="auto")
+    found(provider, (0, 2, None))
+    row = sweep(alice)
+    assert Note.objects.filter(is_active=True).count() == 3 and "retired" not in row.counts
+    assert ConflictPair.objects.get().status == "open"
+
+
+def test_an_explicit_mode_wins_over_the_setting(alice, diet, provider, config):
+    config(conflict_mode="auto")
+    found(provider, (0, 2, 2))
+    sweep(alice, mode="review")
+    assert Note.objects.filter(is_active=True).count() == 3
+
+
+def test_a_failed_call_stamps_nothing_so_the_batch_is_read_next_time(alice, diet, provider):
+    provider.fail(500, role="conflict_scan")
+    row = sweep(alice)
+    assert row.outcome == "partial"
+    assert not Note.objects.filter(conflict_scanned_at__isnull=False).exists()
+    nothing(provider)
+    assert sweep(alice).counts["batches_scanned"] == 1
+
+
+def test_a_write_stops_the_sweep_before_the_next_batch(alice, provider, monkeypatch):
+    for i in range(2):
+        note(alice, f"Business fact {i} about the contract.", i, category="Business")
+        note(alice, f"Personal fact {i} about the weekend.", i, category="Personal")
+    wrote(alice, timezone.now() - timedelta(minutes=5))
+    real = runtime.llm().conflict_scan
+
+    def while_alice_writes(*args, **kwargs):
+        wrote(alice)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(runtime.llm(), "conflict_scan", while_alice_writes)
+    nothing(provider)
+    row = run_step("contradiction_sweep", alice, gate=Gate(60))
+    assert row.outcome == "stopped" and row.counts["batches_scanned"] == 1
+    assert Note.objects.filter(conflict_scanned_at__isnull=False, category="Business").count() == 2
+    assert not Note.objects.filter(conflict_scanned_at__isnull=False, category="Personal").exists()
