@@ -329,7 +329,7 @@ def undo_blocker(event: NoteEvent) -> str | None:
     if not fields and "pair" not in (event.before or {}) and "group" not in (event.after or {}):
         return "This change has nothing to revert."
     if any(f not in REVERTIBLE for f in fields):
-        return "This change touched access fields; revert it in the admin."
+        return "This change touched fields the review app does not revert (access lists, counters); use the admin."
     if (event.after or {}).get("op") == "undo" or NoteEvent.objects.filter(after__undo_of=event.pk).exists():
         return "This change was undone already."
     return None
