@@ -10,7 +10,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: install run serve test test-postgres bench-scale clean
+.PHONY: install browser run serve test test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,12 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 install: $(VENV)/.installed
+
+# The review app's browser tests drive Debian's chromium (playwright cannot download its own
+# here); a CJK font so Chinese notes render. Installed once, when missing.
+browser:
+	@test -x /usr/bin/chromium || { echo "installing chromium for the browser tests (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null; }
 
 run: install
 	$(PY) manage.py migrate --verbosity 0
@@ -34,10 +40,10 @@ serve:
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT) --noreload --insecure
 
-test: install
+test: install browser
 	$(VENV)/bin/pytest
 
-test-postgres: install
+test-postgres: install browser
 	DATABASE_URL=$(PG_URL) $(VENV)/bin/pytest
 
 bench-scale: install
