@@ -1,46 +1,61 @@
-"""Browser tests: pytest-playwright driving Debian's chromium against pytest-django's live_server.
+"""Browser tests: Playwright driving Debian's chromium against pytest-django's live_server.
 
 ``playwright install`` cannot download its own browser on this machine kind, so the
 launch points at /usr/bin/chromium (installed by .ci/run when missing).
+
+The browser lives for one module, not the session: Playwright's sync API keeps an
+asyncio loop running in the main thread while it is started, and any later test that
+calls ``asyncio.run`` (the MCP tests) would fail under it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
 
-# Playwright's sync API runs an event loop in the test thread; the ORM calls in tests are still sync.
+# While Playwright runs, the ORM calls in these tests happen beside its event loop (still sync).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
     if not os.path.exists(CHROMIUM):
         pytest.fail("chromium is missing: apt-get install -y chromium fonts-wqy-microhei (.ci/run does this)")
-    return {
-        **browser_type_launch_args,
-        "executable_path": CHROMIUM,
-        "args": [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--disable-quic",
-        ],
-    }
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium: Browser) -> Iterator[Page]:
+    """A fresh browser context (own cookies) per test."""
+    context = chromium.new_context()
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
 
 
 @pytest.fixture
 def logged_in(page, live_server, reviewer):
     """A browser page logged in as the reviewer of alice, through the login form."""
-    page.set_default_timeout(10_000)
     page.goto(f"{live_server.url}/review/")
     page.fill("input[name=username]", "rita")
     page.fill("input[name=password]", "pw-for-tests")
