@@ -164,6 +164,7 @@ AMEM_MCP_ALLOW_REMOTE = env_bool("AMEM_MCP_ALLOW_REMOTE", False)
 # until the web process syncs them). Set by the Makefile / deployment per process.
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 
+
 def _cron(name: str, value: str) -> str:
     """A schedule's cron expression, checked at start-up rather than when the schedule is synced."""
     from croniter import croniter

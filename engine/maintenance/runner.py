@@ -216,6 +216,7 @@ def wait_for_quiet(gate: Gate, budget_s: float, sleep: Callable[[float], None]) 
         if waited >= budget_s:
             return None
         pause = min(need, budget_s - waited, MAX_POLL_S)
+        log.info("maintenance waits %.0f s for %.0f s without writes", pause, gate.idle_seconds)
         sleep(pause)
         waited += pause
     return waited
