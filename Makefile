@@ -31,6 +31,7 @@ browser:
 run: install
 	$(PY) manage.py migrate --verbosity 0
 	$(PY) manage.py amem_bootstrap
+	$(PY) manage.py amem_schedules
 	$(MAKE) --no-print-directory serve
 
 # Web (owns the embedded index) + one django-q2 worker (never opens it).
