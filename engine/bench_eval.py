@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+
 from engine import runtime
 from engine.bench_data import Question
 from engine.conversation import Turn, add_conversation

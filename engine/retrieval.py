@@ -52,7 +52,7 @@ class Pipeline:
     # 4·limit; 2·limit is ours. RRF adds a vote per leg, so a deep pool lets a note that is
     # mediocre in both legs outrank one that tops a single leg; with the default MiniLM, whose
     # dense leg is the weaker one, 2·limit raised LoCoMo recall@10 from 0.644 to 0.673 and
-    # MADial zh from 0.425 to 0.482 (docs/benchmarks.md, "Dense pool size").
+    # MADial zh from 0.425 to 0.482 (docs/benchmarks.md, "Why pools of 2·k help").
     pool_factor: int = 2
     pool_min: int = 20
     # Drop function words from the BM25 query (documents keep them; IDF handles them there).

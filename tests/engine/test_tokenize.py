@@ -53,5 +53,5 @@ def test_stop_words_are_dropped_before_stemming():
 
 def test_only_plain_latin_words_are_stemmed():
     assert tokenize("Привет мир") == ["привет", "мир"]
-    assert tokenize("记忆系统") == tokenize("记忆系统")
+    assert tokenize("记忆系统") == tokenize("记忆系统", stem=False)
     assert tokenize("v2 42") == ["v2", "42"]
