@@ -9,23 +9,20 @@ the same errors for every caller.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Annotated, Literal
 
 from ninja import Schema
 from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
+from engine.text import storable
+
 MAX_SEARCH_LIMIT = 100  # engine/retrieval.py MAX_LIMIT
 MAX_MESSAGES = 100
 
-# C0/C1 controls except tab, newline, carriage return; and lone surrogates, which JSON can
-# carry ("\ud800") but PostgreSQL's jsonb refuses (a 500, not the caller's 400). The engine
-# checks note texts itself; short labels (subjects, sources, sessions, roles) are checked here.
-_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
+# Short labels (subjects, sources, sessions, roles) are checked here so the answer names the
+# field; the engine refuses the same characters (engine/text.py: storable) for every caller.
 def _storable(value: str) -> str:
-    if _UNSTORABLE.search(value):
+    if not storable(value):
         raise ValueError("must not contain control characters or lone surrogates")
     return value
 
