@@ -35,6 +35,7 @@ from engine.tokenize import LEXICAL_VERSION
 DENSE = "dense"
 SPARSE = "sparse"
 META_FILE = "amem_index.json"
+UNRECORDED_LEXICAL = "words-1"  # BM25 terms of an index written before the rules were recorded
 ACTIVE = "active"
 RETIRED = "retired"
 
@@ -152,7 +153,7 @@ class IndexMeta:
     embedding_model: str
     dimension: int
     # How BM25 terms were made; indexes from before it was recorded had unstemmed words.
-    lexical: str = "words-1"
+    lexical: str = UNRECORDED_LEXICAL
 
     def as_dict(self) -> dict:
         return {"embedding_model": self.embedding_model, "dimension": self.dimension, "lexical": self.lexical}
@@ -500,7 +501,7 @@ class ClientStore(VectorStore):
                             f"Qdrant collection {full!r} carries no record of its embedding model; "
                             "drop it or run `manage.py amem_reindex`."
                         )
-                    IndexMeta(meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", "words-1")).check(
+                    IndexMeta(meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", UNRECORDED_LEXICAL)).check(
                         self.embedding_model, self.dimension, full
                     )
                 else:
