@@ -88,8 +88,4 @@ def env_prefixed(prefix: str, extra: tuple[str, ...] = ()) -> dict[str, str]:
     Used for the LLM layer, whose precedence rules (env > settings > defaults)
     are resolved by the engine itself from these raw values.
     """
-    return {
-        key: value
-        for key, value in os.environ.items()
-        if key.startswith(prefix) or key in extra
-    }
+    return {key: value for key, value in os.environ.items() if key.startswith(prefix) or key in extra}

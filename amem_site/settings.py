@@ -14,8 +14,6 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from engine.llm_config import resolve_llm_config
-
 from amem_site.env import (
     env_bool,
     env_choice,
@@ -25,6 +23,7 @@ from amem_site.env import (
     env_prefixed,
     env_str,
 )
+from engine.llm.config import resolve_llm_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -209,7 +208,7 @@ AMEM = {
     "daytime_cron": _cron("AMEM_DAYTIME_CRON", env_str("AMEM_DAYTIME_CRON", "15 * * * *")),
 }
 
-# --- LLM (resolved by engine/llm.py: env > AMEM_LLM > defaults) ---------------
+# --- LLM (resolved by engine/llm/client.py: env > AMEM_LLM > defaults) ---------------
 AMEM_LLM_ENV = env_prefixed(
     "AMEM_LLM_",
     extra=("AMEM_PROMPT_LOCALE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),

@@ -21,18 +21,29 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
-from harness import ROOT, scratch_django  # noqa: E402 (bench/ is the script's own folder)
+from harness import ROOT, scratch_django
 
 sys.path.insert(0, str(ROOT))
 
 SUBJECTS = ["Alex", "Sam", "the team", "the customer", "Priya", "the on-call engineer", "Mei", "the manager"]
 VERBS = ["moved", "fixed", "prefers", "asked about", "scheduled", "reviewed", "cancelled", "deployed", "tested"]
 OBJECTS = [
-    "the billing service", "the Qdrant shard", "the release notes", "a dentist appointment", "the marathon plan",
-    "the database migration", "the design review", "the quarterly report", "dark mode", "the flight to Berlin",
-    "the coffee order", "the backup job", "the onboarding doc", "the API rate limit", "the hiring loop",
+    "the billing service",
+    "the Qdrant shard",
+    "the release notes",
+    "a dentist appointment",
+    "the marathon plan",
+    "the database migration",
+    "the design review",
+    "the quarterly report",
+    "dark mode",
+    "the flight to Berlin",
+    "the coffee order",
+    "the backup job",
+    "the onboarding doc",
+    "the API rate limit",
+    "the hiring loop",
 ]
 TIMES = ["on Monday", "after lunch", "next week", "in March", "before the demo", "at 9:30", "last night", "today"]
 
@@ -44,7 +55,7 @@ def sentence(rng: random.Random, vocab: list[str]) -> str:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> None:
@@ -60,9 +71,9 @@ def main() -> None:
     from tqdm import tqdm
 
     from engine import runtime
-    from engine.store import bm25_query_vector
-    from engine.tokenize import tokenize
-    from engine.write import EpisodicItem, add_episodic_batch
+    from engine.index.store import bm25_query_vector
+    from engine.index.tokenize import tokenize
+    from engine.write.pipeline import EpisodicItem, add_episodic_batch
     from memories import access
     from memories.models import Agent, Note
 

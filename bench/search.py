@@ -1,4 +1,4 @@
-"""In-process search latency at scale: p50/p95 of engine.retrieval.search, query embedding included.
+"""In-process search latency at scale: p50/p95 of engine.retrieval.search.search, query embedding included.
 
 usage: .venv/bin/python bench/search.py [--sizes 10000 100000] [--queries 200]
 
@@ -46,7 +46,7 @@ def setup_django(data_dir: str) -> None:
 
 
 def corpus() -> tuple[list[str], list[str]]:
-    from engine.bench_data import load_locomo
+    from bench.data import load_locomo
 
     conversations = load_locomo(DATA)
     turns = [t.text for c in conversations for t in c.turns]
@@ -61,11 +61,11 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
 
     from engine import runtime
     from engine.config import get_config
-    from engine.embeddings import to_bytes
-    from engine.indexer import payload_for
-    from engine.store import IndexPoint, bm25_document_vector
+    from engine.index.embeddings import to_bytes
+    from engine.index.indexer import payload_for
+    from engine.index.store import IndexPoint, bm25_document_vector
+    from engine.index.tokenize import tokenize
     from engine.text import content_hash, embedding_text
-    from engine.tokenize import tokenize
     from memories import access
     from memories.models import Agent, Note
 
@@ -84,9 +84,17 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
             vec = (vec / np.linalg.norm(vec)).astype(np.float32)
             agent = agents[i % len(agents)]
             note = Note(
-                agent_id=agent, owner=agent, readers=[agent], writers=[agent],
-                content=text, content_hash=content_hash(text), embedding=to_bytes(vec), embedding_model=model,
-                created_at=timezone.now(), index_dirty=False, revision=1,
+                agent_id=agent,
+                owner=agent,
+                readers=[agent],
+                writers=[agent],
+                content=text,
+                content_hash=content_hash(text),
+                embedding=to_bytes(vec),
+                embedding_model=model,
+                created_at=timezone.now(),
+                index_dirty=False,
+                revision=1,
             )
             tokens = tokenize(embedding_text(text))
             sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
@@ -98,7 +106,7 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
 
 
 def measure(queries: list[str], agent_id: str, limit: int) -> tuple[float, float, float]:
-    from engine.retrieval import search
+    from engine.retrieval.search import search
     from memories.models import Agent
 
     agent = Agent.objects.get(pk=agent_id)
@@ -165,8 +173,10 @@ def main() -> None:
                 prof.disable()
                 pstats.Stats(prof).sort_stats("cumulative").print_stats(45)
             visible = size // len(agents)
-            print(f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
-                  flush=True)
+            print(
+                f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
+                flush=True,
+            )
         runtime.close_store()
 
 

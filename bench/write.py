@@ -36,11 +36,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import ROOT, scratch_django  # noqa: E402 (bench/ is the script's own folder)
+from harness import ROOT, scratch_django
 
 sys.path.insert(0, str(ROOT))
 
-from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Scripted  # noqa: E402
+from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Scripted
 
 LOCOMO = Path("/work/shared/bench/locomo10.json")
 _IDS = re.compile(r"\[([0-9a-f-]{36})\]")
@@ -111,7 +111,7 @@ def turns(path: Path, limit: int | None) -> list[tuple[str, str, dt.datetime]]:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def run_mode(mode: str, rows, server: ReplyingServer | None) -> dict:
@@ -119,7 +119,7 @@ def run_mode(mode: str, rows, server: ReplyingServer | None) -> dict:
 
     from engine import runtime
     from engine.errors import QualityRejected
-    from engine.write import add_memory
+    from engine.write.pipeline import add_memory
     from memories.models import Agent, LlmCall
 
     if server is None:

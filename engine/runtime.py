@@ -8,16 +8,15 @@ syncs them, DESIGN §2).
 from __future__ import annotations
 
 import threading
-
 from dataclasses import asdict
 
 from engine.config import get_config
-from engine.embeddings import Embedder, get_embedder
 from engine.errors import ConfigError, IndexUnavailable
-from engine.llm import LLM, LlmCallRecord, build_llm
-from engine.offline import OfflineRules
-from engine.store import ClientStore, EdgeStore, VectorStore
-from engine.tokenize import words
+from engine.index.embeddings import Embedder, get_embedder
+from engine.index.store import ClientStore, EdgeStore, VectorStore
+from engine.index.tokenize import words
+from engine.llm.client import LLM, LlmCallRecord, build_llm
+from engine.llm.offline import OfflineRules
 
 _store: VectorStore | None = None
 _model_override: str | None = None
@@ -84,7 +83,7 @@ def record_llm_call(record: LlmCallRecord) -> None:
         row["agent_id"] = row.get("agent_id") or ""
         row["error"] = row.get("error") or ""
         LlmCall.objects.create(**row)
-    except Exception:  # noqa: BLE001 — a failed insert must not fail the caller's operation
+    except Exception:
         import logging
 
         logging.getLogger("engine.runtime").warning("could not record an LLM call", exc_info=True)

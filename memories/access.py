@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from engine.errors import NotFound, PermissionDenied
-from engine.store import ACTIVE, AnyOf, Empty, Eq, In, IndexFilter
+from engine.index.store import ACTIVE, AnyOf, Empty, Eq, In, IndexFilter
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note
 
 

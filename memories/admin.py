@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from engine import indexer
+from engine.index import indexer
 from memories.models import Agent, ApiKey, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
 
 # Fields whose change must reach the index (its payload or its vectors).
@@ -59,7 +59,9 @@ class AgentAdmin(admin.ModelAdmin):
     def issue_key(self, request, queryset):
         for agent in queryset:
             _, raw = ApiKey.issue(agent, name=f"admin:{request.user.get_username()}")
-            self.message_user(request, f"New key for {agent.pk}: {raw} — copy it now, it is not stored.", messages.WARNING)
+            self.message_user(
+                request, f"New key for {agent.pk}: {raw} — copy it now, it is not stored.", messages.WARNING
+            )
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

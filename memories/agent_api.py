@@ -14,10 +14,12 @@ from django.http import HttpRequest
 from ninja import Router
 from ninja.security import HttpBearer
 
-from engine import crud, edit, lookup, runtime
-from engine.conversation import Turn, add_conversation
-from engine.retrieval import Result, search
-from engine.write import add_episodic, add_memory
+from engine import runtime
+from engine.index import lookup
+from engine.retrieval.search import Result, search
+from engine.write import crud, edit
+from engine.write.conversation import Turn, add_conversation
+from engine.write.pipeline import add_episodic, add_memory
 from memories import access
 from memories.api_schemas import (
     ConversationIn,

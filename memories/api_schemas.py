@@ -16,8 +16,9 @@ from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict,
 
 from engine.text import storable
 
-MAX_SEARCH_LIMIT = 100  # engine/retrieval.py MAX_LIMIT
+MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 MAX_MESSAGES = 100
+
 
 # Short labels (subjects, sources, sessions, roles) are checked here so the answer names the
 # field; the engine refuses the same characters (engine/text.py: storable) for every caller.

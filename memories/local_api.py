@@ -10,8 +10,8 @@ from __future__ import annotations
 from ninja import Router, Schema
 from ninja.security import HttpBearer
 
-from engine.retrieval import search
-from engine.write import add_memory, resolve_agent
+from engine.retrieval.search import search
+from engine.write.pipeline import add_memory, resolve_agent
 from memories.local_bridge import token_matches
 
 
@@ -47,7 +47,6 @@ def result_dict(r) -> dict:
 def local_search(request, body: SearchIn):
     results = search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)
     return {"results": [result_dict(r) for r in results]}
-
 
 
 @router.post("/add", include_in_schema=False)

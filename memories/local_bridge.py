@@ -8,6 +8,7 @@ read the database next to it anyway, so it grants nothing new.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import os
@@ -59,10 +60,8 @@ def call_server(endpoint: str, payload: dict, *, locked: IndexLocked) -> dict:
             return json.loads(response.read())
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode(errors="replace")
-        try:
+        with contextlib.suppress(ValueError):
             detail = json.loads(detail).get("detail", detail)
-        except ValueError:
-            pass
         raise AmemError(f"the server refused: {detail}") from None
     except (urllib.error.URLError, OSError):
         raise AmemError(

@@ -173,9 +173,7 @@ class Note(models.Model):
     low_quality_reasons = models.JSONField(default=list, blank=True)
     pending_merge = models.BooleanField(default=False)
     # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
-    merge_candidate = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     merge_similarity = models.FloatField(null=True, blank=True)
     # The revision at which a merge job's model judged this note distinct from a similar one;
     # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
@@ -184,9 +182,7 @@ class Note(models.Model):
     conflict = models.BooleanField(default=False)
     conflict_reason = models.TextField(blank=True)
     conflict_scanned_at = models.DateTimeField(null=True, blank=True)
-    merged_into = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
+    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     # Outbox (DESIGN §2): set in the same transaction as any indexed change,
     # cleared by the indexer only if ``revision`` did not move meanwhile.
@@ -296,6 +292,9 @@ class ConflictPair(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["note_a", "note_b"], name="conflict_unique_pair")]
 
+    def __str__(self) -> str:
+        return f"conflict {self.note_a_id} / {self.note_b_id} ({self.status})"
+
 
 class JobRun(models.Model):
     """One run of a maintenance job for one agent (DESIGN §6)."""
@@ -311,6 +310,9 @@ class JobRun(models.Model):
     class Meta:
         ordering = ["-started_at"]
 
+    def __str__(self) -> str:
+        return f"{self.job} {self.agent_id or 'all agents'} {self.started_at:%Y-%m-%d %H:%M} ({self.outcome})"
+
     @property
     def duration_s(self) -> float | None:
         if self.finished_at is None:
@@ -319,7 +321,7 @@ class JobRun(models.Model):
 
 
 class LlmCall(models.Model):
-    """Accounting for one model call (engine/llm.py's record), for the dashboard."""
+    """Accounting for one model call (engine/llm/client.py's record), for the dashboard."""
 
     role = models.CharField(max_length=30, db_index=True)
     tier = models.CharField(max_length=10)
@@ -335,3 +337,6 @@ class LlmCall(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.role} on {self.tier} ({self.outcome})"

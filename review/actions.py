@@ -18,14 +18,14 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from engine import indexer
 from engine.config import get_config
-from engine.construct import construct, recipe_vectors
-from engine.edit import update_memory
 from engine.errors import AmemError
-from engine.fold import FoldPlan, apply_fold, plan_fold
-from engine.offline import keep_both
+from engine.index import indexer
+from engine.llm.offline import keep_both
 from engine.text import check_content, content_hash
+from engine.write.construct import construct, recipe_vectors
+from engine.write.edit import update_memory
+from engine.write.fold import FoldPlan, apply_fold, plan_fold
 from memories.models import Agent, ConflictPair, Note, NoteEvent
 
 
@@ -62,7 +62,17 @@ REVERTIBLE = {
 FOREIGN_KEYS = {"merge_candidate", "merged_into"}
 # Keys of an event's before/after that are not note fields.
 META = {"op", "group", "undo_of", "reason", "folded_text", "pair"}
-UNDOABLE_ACTIONS = {"crud_update", "admin_edit", "fold", "update_neighbor", "consolidate", "retire", "restore", "review", "flag"}
+UNDOABLE_ACTIONS = {
+    "crud_update",
+    "admin_edit",
+    "fold",
+    "update_neighbor",
+    "consolidate",
+    "retire",
+    "restore",
+    "review",
+    "flag",
+}
 
 
 def actor_for(user) -> str:
@@ -155,14 +165,18 @@ def retire(note: Note, user) -> NoteEvent:
     if not note.is_active:
         raise ReviewError("This note is already retired.")
     with transaction.atomic():
-        return _change(note.pk, {"is_active": False}, actor=actor_for(user), op="retire", group=_new_group(), action="retire")
+        return _change(
+            note.pk, {"is_active": False}, actor=actor_for(user), op="retire", group=_new_group(), action="retire"
+        )
 
 
 def restore(note: Note, user) -> NoteEvent:
     if note.is_active:
         raise ReviewError("This note is active already.")
     with transaction.atomic():
-        return _change(note.pk, {"is_active": True}, actor=actor_for(user), op="restore", group=_new_group(), action="restore")
+        return _change(
+            note.pk, {"is_active": True}, actor=actor_for(user), op="restore", group=_new_group(), action="restore"
+        )
 
 
 def keep_quality(note: Note, user) -> NoteEvent:
@@ -304,10 +318,24 @@ def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
     with transaction.atomic():
         save_pair()
         if choice == "keep_a":
-            _change(b.pk, {**_conflict_changes(b, pair), "is_active": False}, actor=actor, op=choice, group=group, pair=states)
+            _change(
+                b.pk,
+                {**_conflict_changes(b, pair), "is_active": False},
+                actor=actor,
+                op=choice,
+                group=group,
+                pair=states,
+            )
             _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group)
         elif choice == "keep_b":
-            _change(a.pk, {**_conflict_changes(a, pair), "is_active": False}, actor=actor, op=choice, group=group, pair=states)
+            _change(
+                a.pk,
+                {**_conflict_changes(a, pair), "is_active": False},
+                actor=actor,
+                op=choice,
+                group=group,
+                pair=states,
+            )
             _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
         else:
             _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states)

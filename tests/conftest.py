@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from engine import runtime
-from engine.store import ClientStore, EdgeStore
+from engine.index.store import ClientStore, EdgeStore
 from memories.models import Agent
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.runtime import point_llm_at

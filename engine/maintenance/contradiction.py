@@ -67,7 +67,7 @@ def run(step: Step) -> None:
             step.count("batches_skipped")
             continue
         texts = [n.content for n in batch]
-        findings, ok = step.llm("conflict_scan", lambda: llm.conflict_scan(texts, agent_id=step.agent.pk))
+        findings, ok = step.llm("conflict_scan", lambda: llm.conflict_scan(texts, agent_id=step.agent.pk))  # noqa: B023 (called at once)
         if not ok:
             continue
         with transaction.atomic():

@@ -1,7 +1,7 @@
 """The one merge routine: pending-merge resolution, same-day merge and consolidation all use it.
 
 Two notes become one: the *winner* takes the merged text through the write
-path's fold (engine/fold.py: old state kept in a ``fold`` event, fields
+path's fold (engine/write/fold.py: old state kept in a ``fold`` event, fields
 re-constructed, re-embedded with the one recipe, sources unioned), and the
 *loser* is retired (``is_active=False``, ``merged_into`` the winner), never
 deleted. The winner also gets the loser's retrieval count (summed) and latest
@@ -23,12 +23,12 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from engine import runtime
-from engine.construct import construct, recipe_vectors
 from engine.errors import AmemError
-from engine.fold import FoldPlan, apply_fold
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from engine.text import check_content, normalise
+from engine.write.construct import construct, recipe_vectors
+from engine.write.fold import FoldPlan, apply_fold
 from memories import access
 from memories.models import Link, Note, NoteEvent
 
@@ -61,9 +61,7 @@ def plan(step: Step, winner: Note, loser: Note, merged_text: str, *, verdict: st
     if normalise(checked.text) == normalise(winner.content):
         fold = FoldPlan(winner, winner.revision, loser.content, winner.content, winner.ephemeral)
     else:
-        fields, ok = step.llm(
-            "construct", lambda: construct(checked.text, step.agent.pk, note_type=winner.note_type)
-        )
+        fields, ok = step.llm("construct", lambda: construct(checked.text, step.agent.pk, note_type=winner.note_type))
         if not ok:
             return None
         vector = recipe_vectors([(checked.text, fields)])[0]
@@ -217,7 +215,8 @@ def merge_best_pairs(
             continue
         winner, loser = winner_of(a, b)
         decision, ok = step.llm(
-            "should_merge", lambda: llm.should_merge(winner.content, loser.content, agent_id=step.agent.pk)
+            "should_merge",
+            lambda: llm.should_merge(winner.content, loser.content, agent_id=step.agent.pk),  # noqa: B023 (called at once)
         )
         if not ok:
             continue

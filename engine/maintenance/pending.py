@@ -23,9 +23,9 @@ from __future__ import annotations
 from django.db import transaction
 
 from engine import runtime
-from engine.dedup import same_subjects
 from engine.maintenance import conflicts, merge
 from engine.maintenance.runner import Step
+from engine.write.dedup import same_subjects
 from memories import access
 from memories.models import Note, NoteEvent
 
@@ -64,7 +64,8 @@ def run(step: Step) -> None:
             _clear(step, note, "", "the note it resembled is gone or not writable")
             continue
         judgement, ok = step.llm(
-            "evolution_judge", lambda: runtime.llm().evolution_judge(target.content, note.content, agent_id=agent_id)
+            "evolution_judge",
+            lambda: runtime.llm().evolution_judge(target.content, note.content, agent_id=agent_id),  # noqa: B023 (called at once)
         )
         if not ok:
             continue

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine import runtime
-from engine.embeddings import from_bytes
+from engine.index.embeddings import from_bytes
 from memories.models import Note
 
 # float32 rounding: a pair built at exactly the threshold must count as reaching it.

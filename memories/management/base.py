@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.errors import AmemError
-from engine.write import resolve_agent
+from engine.write.pipeline import resolve_agent
 from memories.models import Agent
 
 

@@ -5,16 +5,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0001_initial'),
+        ("memories", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='agent',
-            name='reviewers',
-            field=models.ManyToManyField(blank=True, help_text="Users who may review this agent's memories in the review app (staff see all agents).", related_name='review_agents', to=settings.AUTH_USER_MODEL),
+            model_name="agent",
+            name="reviewers",
+            field=models.ManyToManyField(
+                blank=True,
+                help_text="Users who may review this agent's memories in the review app (staff see all agents).",
+                related_name="review_agents",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
     ]

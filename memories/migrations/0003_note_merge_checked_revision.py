@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0002_agent_reviewers'),
+        ("memories", "0002_agent_reviewers"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='note',
-            name='merge_checked_revision',
+            model_name="note",
+            name="merge_checked_revision",
             field=models.PositiveIntegerField(blank=True, editable=False, null=True),
         ),
     ]

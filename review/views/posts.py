@@ -214,4 +214,6 @@ def _restored_card(request: HttpRequest, kind: str, key: str) -> HttpResponse | 
             candidate = None
         return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": {"note": note, "candidate": candidate}})
     reasons = note.low_quality_reasons or ["flagged"]
-    return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": {"note": note, "reasons": reasons, "flagged": note.low_quality}})
+    return TemplateResponse(
+        request, ROW_TEMPLATES[kind], {"row": {"note": note, "reasons": reasons, "flagged": note.low_quality}}
+    )

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from engine.config import get_config
 from engine.errors import AmemError
-from engine.retrieval import search
+from engine.retrieval.search import search
 from memories.models import Agent, ConflictPair, JobRun, Link, Note, NoteEvent
 from review import access
 from review.actions import undoable_ids
@@ -164,7 +164,10 @@ def merges(request: HttpRequest) -> HttpResponse:
     allowed = set(agent_choices(request))
     notes = Note.objects.filter(agent_id__in=ids, is_active=True, pending_merge=True).select_related("merge_candidate")
     rows = [
-        {"note": n, "candidate": n.merge_candidate if n.merge_candidate and n.merge_candidate.agent_id in allowed else None}
+        {
+            "note": n,
+            "candidate": n.merge_candidate if n.merge_candidate and n.merge_candidate.agent_id in allowed else None,
+        }
         for n in notes.order_by("-created_at")[:100]
     ]
     ctx = {"rows": rows, "agents": agent_choices(request), "picked": picked, "queue": "merges"}
@@ -225,7 +228,8 @@ def graph(request: HttpRequest, note_id) -> HttpResponse:
     frontier = [note.pk]
     for hop in (1, 2):
         links = Link.objects.filter(
-            Q(source_id__in=frontier, target__agent_id__in=allowed) | Q(target_id__in=frontier, source__agent_id__in=allowed)
+            Q(source_id__in=frontier, target__agent_id__in=allowed)
+            | Q(target_id__in=frontier, source__agent_id__in=allowed)
         ).values_list("source_id", "target_id")
         nxt = []
         for src, dst in links:

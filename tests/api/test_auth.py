@@ -70,7 +70,7 @@ def test_an_inactive_agents_key_is_refused(alice, store):
 
 
 def test_another_key_of_the_same_agent_still_works_after_one_is_revoked(alice, store):
-    old, old_raw = ApiKey.issue(alice)
+    old, _old_raw = ApiKey.issue(alice)
     _, new_raw = ApiKey.issue(alice)
     old.revoke()
     assert AgentClient(new_raw).post("/memories", {"text": TEXT}).status_code == 201

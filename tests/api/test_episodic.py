@@ -49,8 +49,12 @@ CONVERSATION = {
     "turns": [
         {"text": "Did you go hiking last weekend?", "session": "s1", "source": "t1"},
         {"text": "Yes, we climbed Mount Tam on Saturday!", "session": "s1", "source": "t2", "subjects": ["alex"]},
-        {"text": "A new day: my sister visits in June.", "session": "s2", "source": "t3",
-         "occurred_at": "2024-05-02T08:00:00Z"},
+        {
+            "text": "A new day: my sister visits in June.",
+            "session": "s2",
+            "source": "t3",
+            "occurred_at": "2024-05-02T08:00:00Z",
+        },
     ]
 }
 

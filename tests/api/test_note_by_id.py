@@ -12,8 +12,22 @@ COFFEE = "Alex likes a flat white with oat milk every morning."
 NEW_COFFEE = "Alex switched to black filter coffee, no milk, since May."
 NOT_FOUND = {"detail": "no such note"}
 FIELDS = {
-    "id", "content", "category", "note_type", "keywords", "tags", "topics", "context", "subjects", "sources",
-    "scope", "created_at", "links", "retrieval_count", "is_active", "updated_at",
+    "id",
+    "content",
+    "category",
+    "note_type",
+    "keywords",
+    "tags",
+    "topics",
+    "context",
+    "subjects",
+    "sources",
+    "scope",
+    "created_at",
+    "links",
+    "retrieval_count",
+    "is_active",
+    "updated_at",
 }
 
 

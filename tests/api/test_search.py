@@ -10,8 +10,21 @@ COFFEE = "Alex likes a flat white with oat milk every morning."
 TEA = "Sam drinks green tea and never touches coffee."
 WORLD = "The café on Main Street opens at seven in the morning."
 FIELDS = {
-    "id", "content", "via", "similarity", "rrf", "category", "note_type", "keywords", "tags", "topics",
-    "context", "subjects", "sources", "scope", "created_at",
+    "id",
+    "content",
+    "via",
+    "similarity",
+    "rrf",
+    "category",
+    "note_type",
+    "keywords",
+    "tags",
+    "topics",
+    "context",
+    "subjects",
+    "sources",
+    "scope",
+    "created_at",
 }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval import search
+from engine.retrieval.search import search
 from memories.models import Note
 
 STATEMENT = "My favourite editor is Helix and I use it every day at work."

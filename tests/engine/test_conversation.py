@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from engine import runtime
-from engine.conversation import LINK_REASON, Turn, add_conversation, previous_turns
-from engine.embeddings import from_bytes
 from engine.errors import InvalidInput, QualityRejected
-from engine.retrieval import search
+from engine.index.embeddings import from_bytes
+from engine.retrieval.search import search
 from engine.text import embedding_text
+from engine.write.conversation import LINK_REASON, Turn, add_conversation, previous_turns
 from memories.models import Link, Note, NoteEvent
 
 WHEN = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)

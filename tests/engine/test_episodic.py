@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from engine import runtime
-from engine.embeddings import from_bytes
 from engine.errors import InvalidInput, NotFound, QualityRejected
-from engine.retrieval import search
-from engine.write import EpisodicItem, add_episodic, add_episodic_batch
+from engine.index.embeddings import from_bytes
+from engine.retrieval.search import search
+from engine.write.pipeline import EpisodicItem, add_episodic, add_episodic_batch
 from memories.models import Note, NoteEvent
 
 

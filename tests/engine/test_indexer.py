@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from engine import indexer
 from engine.errors import IndexUnavailable
-from engine.retrieval import search
-from engine.write import add_episodic
+from engine.index import indexer
+from engine.retrieval.search import search
+from engine.write.pipeline import add_episodic
 from memories.models import Note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,9 +110,9 @@ def test_a_process_that_dies_after_the_commit_loses_nothing(tmp_path):
     # Commit the note, then die hard exactly where the index sync would run.
     die = (
         "import django, os; django.setup()\n"
-        "from engine import indexer\n"
+        "from engine.index import indexer\n"
         "indexer.sync_notes = lambda ids: os._exit(9)\n"
-        "from engine.write import add_episodic\n"
+        "from engine.write.pipeline import add_episodic\n"
         "add_episodic('The process died right after this commit.', 'crashy')\n"
     )
     assert _manage(env, script=die).returncode == 9

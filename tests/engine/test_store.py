@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from engine.errors import IndexMismatch
-from engine.store import (
-    IndexMeta,
+from engine.index.store import (
     ACTIVE,
     RETIRED,
     AnyOf,
@@ -19,12 +18,13 @@ from engine.store import (
     Eq,
     In,
     IndexFilter,
+    IndexMeta,
     IndexPoint,
     Not,
     bm25_document_vector,
     bm25_query_vector,
 )
-from engine.tokenize import tokenize
+from engine.index.tokenize import tokenize
 
 DIM = 384
 C = "notes"
@@ -197,7 +197,7 @@ def test_a_second_process_opening_the_edge_index_gets_a_clear_error(tmp_path):
     owner = EdgeStore(tmp_path / "q", "m", DIM)
     owner.ensure_collection(C)
     script = (
-        "from engine.store import EdgeStore\n"
+        "from engine.index.store import EdgeStore\n"
         "from engine.errors import IndexLocked\n"
         f"s = EdgeStore({str(tmp_path / 'q')!r}, 'm', {DIM})\n"
         "try:\n    s.ensure_collection('notes')\nexcept IndexLocked as e:\n    print('LOCKED', e)\n"
@@ -206,4 +206,3 @@ def test_a_second_process_opening_the_edge_index_gets_a_clear_error(tmp_path):
     owner.close()
     assert out.stdout.startswith("LOCKED"), out.stderr
     assert "another process" in out.stdout
-

@@ -1,4 +1,4 @@
-from engine.tokenize import tokenize
+from engine.index.tokenize import tokenize
 
 
 def test_punctuation_is_dropped_and_words_lower_cased():

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.config import get_config
-from engine.embeddings import to_bytes
+from engine.index.embeddings import to_bytes
 from engine.text import content_hash
 from memories.models import Agent, Note
 

@@ -68,8 +68,14 @@ def test_a_failed_job_fails_the_command(alice, monkeypatch):
 
 
 def test_list_shows_recent_runs_newest_first(alice):
-    JobRun.objects.create(job="fake", agent_id="alice", outcome="ok", counts={"flagged": 2},
-                          started_at=timezone.now() - timedelta(hours=1), finished_at=timezone.now())
+    JobRun.objects.create(
+        job="fake",
+        agent_id="alice",
+        outcome="ok",
+        counts={"flagged": 2},
+        started_at=timezone.now() - timedelta(hours=1),
+        finished_at=timezone.now(),
+    )
     JobRun.objects.create(job="other", agent_id="bob", outcome="stopped", detail="a write arrived")
     out = run("list")
     lines = out.splitlines()

@@ -145,7 +145,7 @@ def test_a_known_pair_is_not_recorded_twice(alice, diet, provider):
 
 
 def test_auto_mode_retires_only_the_side_the_model_names(alice, diet, provider, config):
-    steak, dark, veggie = diet
+    steak, _dark, veggie = diet
     config(conflict_mode="auto")
     found(provider, (0, 2, 2))  # the model says "vegetarian" is outdated, though it is the older note
     row = sweep(alice)

@@ -67,7 +67,7 @@ def test_same_day_needs_five_notes_written_today(alice, merging):
 
 
 def test_same_day_threshold_is_080_inclusive(alice, merging):
-    at, _ = pair(alice, 0, 0.80)
+    _at, _ = pair(alice, 0, 0.80)
     pair(alice, 1, 0.7999)
     fillers(alice, 3)
     refuse(merging)
@@ -94,7 +94,7 @@ def test_same_day_judges_the_ten_best_pairs_and_the_rest_next_time(alice, mergin
 
 
 def test_same_day_leaves_pending_notes_to_their_own_job(alice, merging):
-    a, b = pair(alice, 0, 0.95)
+    _a, b = pair(alice, 0, 0.95)
     Note.objects.filter(pk=b.pk).update(pending_merge=True)
     fillers(alice, 4)
     row = run_step("same_day_merge", alice)
@@ -119,8 +119,10 @@ def test_offline_same_day_merges_only_near_duplicates_by_keeping_both_texts(alic
 def test_consolidation_threshold_is_075_inclusive_within_one_category(alice, merging):
     pair(alice, 0, 0.75, category="Personal")
     pair(alice, 1, 0.7499, category="Personal")
-    across = (put(alice, "Pair 2: a project note.", axis(4), category="Project"),
-              put(alice, "Pair 2: a personal note.", near(4, 0.95, 5), category="Personal"))
+    across = (
+        put(alice, "Pair 2: a project note.", axis(4), category="Project"),
+        put(alice, "Pair 2: a personal note.", near(4, 0.95, 5), category="Personal"),
+    )
     refuse(merging)
     row = run_step("consolidation", alice)
     assert row.counts["pairs"] == 1 and "Pair 0" in asked(merging)[0]
@@ -149,10 +151,22 @@ def test_consolidation_skips_knowledge_shared_foreign_and_other_subjects(alice, 
 
 def test_a_consolidation_merge_retires_the_loser_and_moves_everything_to_the_winner(alice, bob, merging):
     long_text = "Alice runs the Berlin marathon every September with her sister."
-    short = put(alice, "Alice runs the Berlin marathon.", axis(0), sources=["s1"], retrieval_count=4,
-                last_accessed=timezone.now() - timedelta(days=1))
-    long = put(alice, long_text, near(0, 0.9, 1), sources=["s2"], retrieval_count=1,
-               last_accessed=timezone.now() - timedelta(days=9))
+    short = put(
+        alice,
+        "Alice runs the Berlin marathon.",
+        axis(0),
+        sources=["s1"],
+        retrieval_count=4,
+        last_accessed=timezone.now() - timedelta(days=1),
+    )
+    long = put(
+        alice,
+        long_text,
+        near(0, 0.9, 1),
+        sources=["s2"],
+        retrieval_count=1,
+        last_accessed=timezone.now() - timedelta(days=9),
+    )
     friend = put(alice, "Alice's sister is called Maja.", axis(10))
     outsider = put(bob, "Bob cheered at the Berlin marathon.", axis(11))
     Link.objects.create(source=friend, target=short)
@@ -181,7 +195,7 @@ def test_a_consolidation_merge_retires_the_loser_and_moves_everything_to_the_win
 
 
 def test_consolidation_run_twice_changes_nothing_the_second_time(alice, merging):
-    a, b = pair(alice, 0, 0.9)
+    _a, _b = pair(alice, 0, 0.9)
     pair(alice, 1, 0.85)
     agree(merging, "Pair 0: the first and the second note, merged.")
     refuse(merging)
@@ -195,7 +209,7 @@ def test_consolidation_run_twice_changes_nothing_the_second_time(alice, merging)
 
 
 def test_a_pair_kept_apart_is_asked_again_once_one_note_changes(alice, merging):
-    a, b = pair(alice, 0, 0.9)
+    _a, b = pair(alice, 0, 0.9)
     refuse(merging)
     run_step("consolidation", alice)
     assert run_step("consolidation", alice).counts["pairs"] == 0

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from engine import runtime
-from engine.embeddings import from_bytes
+from engine.index.embeddings import from_bytes
 from engine.maintenance import merge
 from engine.maintenance.runner import Gate, run_step
 from engine.text import embedding_text
@@ -26,8 +26,17 @@ MERGED = "Alice has a dog named Rex, a four-year-old beagle."
 def pair(alice):
     """An older note and a newer one flagged against it (L2.5), with links on both sides."""
     old = put(alice, OLD, axis(0), created_at=timezone.now() - timedelta(days=40), sources=["m1"], retrieval_count=3)
-    new = put(alice, NEW, near(0, 0.8, 1), pending_merge=True, merge_candidate=old, merge_similarity=0.8,
-              sources=["m2"], retrieval_count=2, last_accessed=timezone.now())
+    new = put(
+        alice,
+        NEW,
+        near(0, 0.8, 1),
+        pending_merge=True,
+        merge_candidate=old,
+        merge_similarity=0.8,
+        sources=["m2"],
+        retrieval_count=2,
+        last_accessed=timezone.now(),
+    )
     return old, new
 
 
@@ -113,7 +122,10 @@ def test_conflict_opens_a_pair_for_review_and_keeps_both_notes(alice, pair, prov
     old.refresh_from_db()
     conflict = ConflictPair.objects.get()
     assert (conflict.note_a_id, conflict.note_b_id, conflict.reason, conflict.status) == (
-        new.pk, old.pk, "two different breeds", "open"
+        new.pk,
+        old.pk,
+        "two different breeds",
+        "open",
     )
     assert new.is_active and old.is_active and not new.pending_merge
     assert new.conflict and old.conflict and new.evolution_type == old.evolution_type == "CONFLICT"
@@ -142,7 +154,7 @@ def test_a_second_run_changes_nothing(alice, pair, provider):
 
 
 def test_a_candidate_merged_away_is_replaced_by_its_winner(alice, pair, provider):
-    old, new = pair
+    old, _new = pair
     winner = put(alice, "Alice has a dog named Rex who loves the beach.", axis(0))
     Note.objects.filter(pk=old.pk).update(is_active=False, merged_into=winner)
     judge(provider, "NEW")
@@ -160,7 +172,7 @@ def test_a_candidate_that_is_gone_clears_the_flag_without_a_model_call(alice, pa
 
 
 def test_a_failed_judgement_leaves_the_note_pending(alice, pair, provider):
-    old, new = pair
+    _old, new = pair
     provider.fail(500, role="evolution_judge")
     row = resolve(alice)
     assert row.outcome == "partial" and row.counts["llm_failed"] == 1
@@ -196,10 +208,16 @@ def test_a_failure_in_the_middle_of_a_merge_leaves_no_partial_merge(alice, pair,
 
 
 def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, provider, monkeypatch):
-    old, new = pair
+    _old, new = pair
     other_old = put(alice, "The staging server runs Debian 12.", axis(9))
-    second = put(alice, "Staging runs Debian 12 with a backports kernel.", near(9, 0.8, 10), pending_merge=True,
-                 merge_candidate=other_old, created_at=timezone.now() + timedelta(seconds=1))
+    second = put(
+        alice,
+        "Staging runs Debian 12 with a backports kernel.",
+        near(9, 0.8, 10),
+        pending_merge=True,
+        merge_candidate=other_old,
+        created_at=timezone.now() + timedelta(seconds=1),
+    )
     wrote(alice, timezone.now() - timedelta(minutes=5))
     real = runtime.llm().evolution_judge
 
@@ -218,11 +236,13 @@ def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, prov
 
 def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_kept_apart(alice):
     old = put(alice, "Alice's dog is named Rex.", axis(0))
-    new = put(alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), pending_merge=True,
-              merge_candidate=old)
+    new = put(
+        alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), pending_merge=True, merge_candidate=old
+    )
     other = put(alice, "The staging server runs Debian 12.", axis(9))
-    unrelated = put(alice, "Alice prefers green tea in the morning.", near(9, 0.75, 10), pending_merge=True,
-                    merge_candidate=other)
+    unrelated = put(
+        alice, "Alice prefers green tea in the morning.", near(9, 0.75, 10), pending_merge=True, merge_candidate=other
+    )
     row = resolve(alice)
     old.refresh_from_db()
     assert row.outcome == "ok" and row.counts["merged"] == 1 and row.counts["new"] == 1

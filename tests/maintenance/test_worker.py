@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from engine import runtime, store
+from engine import runtime
 from engine.errors import IndexUnavailable
+from engine.index import store
 from engine.maintenance import runner, tasks
 from memories.models import JobRun, Note
 from tests.maintenance.conftest import axis, near, put, wrote
@@ -34,11 +35,14 @@ def busy_day(alice, provider):
     """Work for every job: a pending note, near-duplicates today, a contradiction, a short note."""
     for _ in range(20):
         provider.reply_json(FIELDS, role="construct")
-    provider.reply_json({"verdict": "EXPAND", "mergedContent": "Alice's dog Rex is a beagle who loves the beach."},
-                        role="evolution_judge")
+    provider.reply_json(
+        {"verdict": "EXPAND", "mergedContent": "Alice's dog Rex is a beagle who loves the beach."},
+        role="evolution_judge",
+    )
     for _ in range(5):
-        provider.reply_json({"should_merge": True, "merged": "Alice runs every morning before work, 10 km."},
-                            role="should_merge")
+        provider.reply_json(
+            {"should_merge": True, "merged": "Alice runs every morning before work, 10 km."}, role="should_merge"
+        )
     # Categories are swept in order: General (nothing to find), then Project (tea or coffee).
     provider.reply_json({"pairs": []}, role="conflict_scan")
     provider.reply_json({"pairs": [{"a": 0, "b": 1, "reason": "tea or coffee"}]}, role="conflict_scan")

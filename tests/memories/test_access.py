@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import NotFound, PermissionDenied
-from engine.retrieval import search
-from engine.write import add_episodic
+from engine.retrieval.search import search
+from engine.write.pipeline import add_episodic
 from memories import access
 from memories.models import Note
 
@@ -73,7 +73,7 @@ def test_by_id_reads_hide_foreign_notes_and_refuse_read_only_writes(alice, bob, 
 def test_mode_a_agents_never_see_each_others_private_notes(alice, bob, any_store):  # B137
     add_episodic("Alice's token zebra-quartz-77 is private to her.", alice)
     assert search("zebra-quartz-77", bob) == []
-    assert [r.note.content for r in search("zebra-quartz-77", alice)][0].startswith("Alice's token")
+    assert next(r.note.content for r in search("zebra-quartz-77", alice)).startswith("Alice's token")
 
 
 def test_shared_notes_are_visible_to_every_mode_a_agent(alice, bob, any_store):
@@ -104,4 +104,3 @@ def test_subject_scoping_sees_the_subject_and_world_facts_only(alice, any_store)
     assert seen("alex") == {"Alex", "Hiking"}
     assert seen("sam") == {"Sam", "Alex", "Hiking"} and "Alps" not in str(search("hiking", alice, subject="sam"))
     assert len(search("hiking", alice, limit=10)) == 4
-

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from engine.retrieval import search
-from engine.write import add_episodic
+from engine.retrieval.search import search
+from engine.write.pipeline import add_episodic
 from memories.models import ApiKey, Note
 
 
@@ -27,21 +27,34 @@ def test_the_admin_requires_login(client, db):
     assert client.get("/admin/memories/note/").status_code == 302
 
 
-def test_granting_a_reader_in_admin_reindexes_the_note(admin_client, alice, bob, store,
-                                                       django_capture_on_commit_callbacks):
+def test_granting_a_reader_in_admin_reindexes_the_note(
+    admin_client, alice, bob, store, django_capture_on_commit_callbacks
+):
     note = add_episodic("Alice's recipe for plum dumplings uses quark.", alice)
     assert search("plum dumplings recipe", bob) == []
     url = f"/admin/memories/note/{note.pk}/change/"
     form = admin_client.get(url).context["adminform"].form
     data = {k: form.initial.get(k) for k in form.fields}
-    data.update({
-        "readers": '["alice", "bob"]', "writers": '["alice"]', "keywords": "[]", "tags": "[]", "topics": "[]",
-        "subjects": "[]", "sources": "[]", "low_quality_reasons": "[]",
-        "created_at_0": note.created_at.strftime("%Y-%m-%d"), "created_at_1": note.created_at.strftime("%H:%M:%S"),
-        "out_links-TOTAL_FORMS": "0", "out_links-INITIAL_FORMS": "0",
-        "events-TOTAL_FORMS": "1", "events-INITIAL_FORMS": "1",
-        "events-0-id": str(note.events.get().pk), "events-0-note": str(note.pk),
-    })
+    data.update(
+        {
+            "readers": '["alice", "bob"]',
+            "writers": '["alice"]',
+            "keywords": "[]",
+            "tags": "[]",
+            "topics": "[]",
+            "subjects": "[]",
+            "sources": "[]",
+            "low_quality_reasons": "[]",
+            "created_at_0": note.created_at.strftime("%Y-%m-%d"),
+            "created_at_1": note.created_at.strftime("%H:%M:%S"),
+            "out_links-TOTAL_FORMS": "0",
+            "out_links-INITIAL_FORMS": "0",
+            "events-TOTAL_FORMS": "1",
+            "events-INITIAL_FORMS": "1",
+            "events-0-id": str(note.events.get().pk),
+            "events-0-note": str(note.pk),
+        }
+    )
     data = {k: ("" if v is None else v) for k, v in data.items()}
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(url, data)

@@ -103,7 +103,7 @@ def test_without_a_server_a_locked_index_is_explained(alice, settings, monkeypat
         raise IndexLocked("the embedded index is open in another process.")
 
     monkeypatch.setattr(amem_search, "search", locked)
-    with pytest.raises(CommandError, match="open in another process.*No server answered"):
+    with pytest.raises(CommandError, match=r"open in another process.*No server answered"):
         run("amem_search", "--agent", "alice", "anything")
 
 

@@ -10,9 +10,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from engine import conversation
 from engine.errors import IndexLocked
-from engine.retrieval import search
+from engine.retrieval.search import search
+from engine.write import conversation
 from memories.models import EVERYONE, SHARED_AGENT, Link, Note, NoteEvent
 
 QUESTION = {"text": "Where did you go camping last summer?", "speaker": "Melanie", "session": 1, "id": "D1:1"}

@@ -11,13 +11,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine import runtime
-from engine.edit import retire_memory, update_memory
-from engine.ingest import chunks, markdown_items
-from engine.retrieval import search
-from engine.store import EdgeStore
-from engine.write import add_memory
+from engine.index.store import EdgeStore
+from engine.retrieval.search import search
+from engine.transfer.ingest import chunks, markdown_items
+from engine.write.edit import retire_memory, update_memory
+from engine.write.pipeline import add_memory
 from memories.models import Agent, Link, Note, NoteEvent
-
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
 

@@ -41,8 +41,15 @@ def test_each_tier_reaches_its_model_and_every_call_is_accounted(db, settings, p
     server = provider
     point_llm_at(settings, server, AMEM_LLM_MODEL="cheap-1", AMEM_LLM_STRONG_MODEL="strong-1")
     server.reply_json(
-        {"keywords": ["sync", "tuesday", "team"], "tags": ["meeting", "schedule"], "context": "Sync moved.",
-         "category": "Project", "note_type": "memory", "topics": [], "confidence": "high"},
+        {
+            "keywords": ["sync", "tuesday", "team"],
+            "tags": ["meeting", "schedule"],
+            "context": "Sync moved.",
+            "category": "Project",
+            "note_type": "memory",
+            "topics": [],
+            "confidence": "high",
+        },
         role="construct",
     )
     server.reply_json({"shouldMerge": True, "merged": "Alex drinks flat whites."}, role="should_merge")

@@ -20,8 +20,14 @@ from memories.models import ApiKey, Note
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {
-    "memory_add", "memory_add_episodic", "memory_search", "memory_get", "memory_update", "memory_forget",
-    "memory_process_turn", "memory_count",
+    "memory_add",
+    "memory_add_episodic",
+    "memory_search",
+    "memory_get",
+    "memory_update",
+    "memory_forget",
+    "memory_process_turn",
+    "memory_count",
 }
 
 
@@ -36,7 +42,10 @@ def mcp_env(tmp_path, url: str, key: str, **extra: str) -> dict[str, str]:
 
 def session(tmp_path, url: str, key: str) -> Client:
     params = StdioServerParameters(
-        command=sys.executable, args=[str(ROOT / "manage.py"), "amem_mcp"], env=mcp_env(tmp_path, url, key), cwd=str(ROOT)
+        command=sys.executable,
+        args=[str(ROOT / "manage.py"), "amem_mcp"],
+        env=mcp_env(tmp_path, url, key),
+        cwd=str(ROOT),
     )
     return Client(params, read_timeout_seconds=120)
 
@@ -97,7 +106,11 @@ def test_a_revoked_key_is_reported_as_such(alice, store, live_server, tmp_path):
 def test_without_a_key_the_command_refuses_to_start(tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "amem_mcp"],
-        env=mcp_env(tmp_path, "http://127.0.0.1:8000", ""), cwd=str(ROOT), capture_output=True, text=True, timeout=120,
+        env=mcp_env(tmp_path, "http://127.0.0.1:8000", ""),
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode != 0 and "AMEM_API_KEY" in done.stderr
     assert done.stdout == ""  # stdout belongs to the protocol
@@ -106,7 +119,10 @@ def test_without_a_key_the_command_refuses_to_start(tmp_path):
 def test_a_remote_server_is_refused_unless_allowed(tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "amem_mcp"],
-        env=mcp_env(tmp_path, "https://memory.example.com", "k"), cwd=str(ROOT), capture_output=True, text=True,
+        env=mcp_env(tmp_path, "https://memory.example.com", "k"),
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
         timeout=120,
     )
     assert done.returncode != 0 and "AMEM_MCP_ALLOW_REMOTE" in done.stderr
@@ -141,7 +157,7 @@ def test_unsafe_server_urls_are_refused(url, allow_remote, why):
 
 def test_an_unreachable_server_is_named_in_the_error():
     api = AmemApi("http://127.0.0.1:9", "key")
-    with pytest.raises(ToolError, match="not reachable at http://127.0.0.1:9"):
+    with pytest.raises(ToolError, match=r"not reachable at http://127\.0\.0\.1:9"):
         anyio.run(api.call, "GET", "/memories/count")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from engine.write import add_episodic
+from engine.write.pipeline import add_episodic
 from memories.models import Note
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -29,7 +29,9 @@ def undo(client, event: NoteEvent, **data):
 
 def test_edit_replaces_the_text_and_undo_brings_it_back(rclient, alice, make_note):
     note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
-    response = rclient.post(f"/review/notes/{note.pk}/edit/", {"content": "Alice's cat is called Miso; it sleeps on the sofa."}, **HTMX)
+    response = rclient.post(
+        f"/review/notes/{note.pk}/edit/", {"content": "Alice's cat is called Miso; it sleeps on the sofa."}, **HTMX
+    )
     assert response.status_code == 200 and b"Saved." in response.content and b"<html" not in response.content
     note.refresh_from_db()
     assert note.content.endswith("sleeps on the sofa.") and note.index_dirty
@@ -45,7 +47,11 @@ def test_edit_replaces_the_text_and_undo_brings_it_back(rclient, alice, make_not
 
 def test_bad_edits_say_why_and_change_nothing(rclient, alice, make_note):
     note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
-    for text, message in [("short", b"shorter than"), (note.content, b"unchanged"), ("bad \x00 control character text", b"control")]:
+    for text, message in [
+        ("short", b"shorter than"),
+        (note.content, b"unchanged"),
+        ("bad \x00 control character text", b"control"),
+    ]:
         response = rclient.post(f"/review/notes/{note.pk}/edit/", {"content": text}, **HTMX)
         assert response.status_code == 422, text
         assert response["HX-Retarget"] == "#messages" and message in response.content.lower(), response.content
@@ -80,7 +86,7 @@ def test_retire_restore_and_undo(rclient, alice, make_note):
 
 
 def test_an_agent_crud_update_can_be_undone_from_history(rclient, alice, make_note):
-    from engine.edit import update_memory
+    from engine.write.edit import update_memory
 
     note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
     update_memory(note.pk, "Alice's cat Miso now sleeps in a basket by the window.", alice)
@@ -94,7 +100,15 @@ def test_an_agent_crud_update_can_be_undone_from_history(rclient, alice, make_no
 
 def test_pending_merge_keep_both_then_undo(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = clean(make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old, merge_similarity=0.8))
+    new = clean(
+        make_note(
+            alice,
+            "Alice drinks green tea each morning at seven.",
+            pending_merge=True,
+            merge_candidate=old,
+            merge_similarity=0.8,
+        )
+    )
     response = rclient.post(f"/review/notes/{new.pk}/pending/keep/", **HTMX)
     assert b"Kept both" in response.content and b"Undo" in response.content
     new.refresh_from_db()
@@ -146,7 +160,9 @@ def conflict(alice, make_note):
     return ConflictPair.objects.create(note_a=a, note_b=b, reason="floors differ")
 
 
-@pytest.mark.parametrize("choice, a_active, b_active", [("keep_a", True, False), ("keep_b", False, True), ("keep_both", True, True)])
+@pytest.mark.parametrize(
+    "choice, a_active, b_active", [("keep_a", True, False), ("keep_b", False, True), ("keep_both", True, True)]
+)
 def test_conflict_decisions_and_their_undo(rclient, conflict, choice, a_active, b_active):
     response = rclient.post(f"/review/conflicts/{conflict.pk}/{choice}/", **HTMX)
     assert response.status_code == 200 and b"Undo" in response.content
@@ -170,7 +186,9 @@ def test_conflict_merge_folds_b_into_a(rclient, conflict):
     rclient.post(f"/review/conflicts/{conflict.pk}/merge/", **HTMX)
     conflict.refresh_from_db()
     a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
-    assert conflict.resolution == "merge" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
+    assert (
+        conflict.resolution == "merge" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
+    )
     undo(rclient, last_event(b))
     conflict.refresh_from_db()
     a.refresh_from_db()
@@ -186,7 +204,11 @@ def test_unknown_conflict_choice_is_refused(rclient, conflict):
 
 
 def test_low_quality_keep_and_retire_from_the_queue(rclient, alice, make_note):
-    flagged = clean(make_note(alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"]))
+    flagged = clean(
+        make_note(
+            alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"]
+        )
+    )
     response = rclient.post(f"/review/notes/{flagged.pk}/keep/", {"card": "1"}, **HTMX)
     assert f'id="quality-{flagged.pk}"'.encode() in response.content and b"Undo" in response.content
     flagged.refresh_from_db()

@@ -43,7 +43,10 @@ def test_a_reviewer_cannot_act_on_another_agents_note(rclient, bob, make_note):
     theirs = make_note(bob, "Bob parks his scooter behind the bakery.")
     for action in ["retire", "restore", "keep", "pending/keep"]:
         assert rclient.post(f"/review/notes/{theirs.pk}/{action}/").status_code == 404, action
-    assert rclient.post(f"/review/notes/{theirs.pk}/edit/", {"content": "Changed by a stranger, at length."}).status_code == 404
+    assert (
+        rclient.post(f"/review/notes/{theirs.pk}/edit/", {"content": "Changed by a stranger, at length."}).status_code
+        == 404
+    )
     event = theirs.events.get()
     assert rclient.post(f"/review/events/{event.pk}/undo/").status_code == 404
     theirs.refresh_from_db()

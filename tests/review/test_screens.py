@@ -32,7 +32,11 @@ def test_the_dashboard_counts_per_agent(rclient, alice, make_note):
 
 def test_the_browser_lists_newest_first_with_status_filter_and_pages(rclient, alice, make_note):
     for i in range(23):
-        make_note(alice, f"Alice remembers numbered fact {i:02d} about her garden.", created_at=timezone.now() - timedelta(minutes=i))
+        make_note(
+            alice,
+            f"Alice remembers numbered fact {i:02d} about her garden.",
+            created_at=timezone.now() - timedelta(minutes=i),
+        )
     make_note(alice, "Alice no longer owns the red umbrella.", is_active=False)
     first = rclient.get("/review/agents/alice/notes/")
     notes = list(first.context["page"])
@@ -88,9 +92,20 @@ def test_the_graph_shows_two_hops(rclient, alice, make_note):
 
 def test_queues_list_what_waits(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old, merge_similarity=0.8)
+    make_note(
+        alice,
+        "Alice drinks green tea each morning at seven.",
+        pending_merge=True,
+        merge_candidate=old,
+        merge_similarity=0.8,
+    )
     make_note(alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"])
-    make_note(alice, "TODO tomorrow: call the plumber about the sink.", ephemeral=True, created_at=timezone.now() - timedelta(days=9))
+    make_note(
+        alice,
+        "TODO tomorrow: call the plumber about the sink.",
+        ephemeral=True,
+        created_at=timezone.now() - timedelta(days=9),
+    )
     Note.objects.create(agent_id="alice", owner="alice", content="ok", content_hash="x")
     merges = rclient.get("/review/queues/merges/").content.decode()
     assert "each morning at seven" in merges and "0.80" in merges

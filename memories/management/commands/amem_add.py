@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from engine.errors import IndexLocked
-from engine.write import add_episodic, add_memory
+from engine.write.pipeline import add_episodic, add_memory
 from memories.local_bridge import call_server
 from memories.management.base import AmemCommand
 
@@ -27,7 +27,9 @@ class Command(AmemCommand):
             "--episodic", action="store_true", help="the cheap path: no model calls, no dedup, no links"
         )
         parser.add_argument(
-            "--context", default="", help="with --episodic: what the event answers or where it happened (embedded with it)"
+            "--context",
+            default="",
+            help="with --episodic: what the event answers or where it happened (embedded with it)",
         )
 
     def handle(self, *args, text, agent, scope, subjects, sources, note_type, episodic, context, **options):
@@ -48,7 +50,11 @@ class Command(AmemCommand):
         except IndexLocked as locked:
             # Dedup and linking read the index, which the running server owns: let it write.
             payload = {
-                "agent": agent, "text": text, "scope": scope, "subjects": subjects, "sources": sources,
+                "agent": agent,
+                "text": text,
+                "scope": scope,
+                "subjects": subjects,
+                "sources": sources,
                 "note_type": note_type,
             }
             row = call_server("add", payload, locked=locked)

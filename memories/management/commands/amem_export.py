@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from engine.portable import export_lines
+from engine.transfer.portable import export_lines
 from memories.management.base import AmemCommand
 from memories.models import Agent
 

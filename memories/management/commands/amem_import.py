@@ -10,14 +10,16 @@ from pathlib import Path
 from django.core.management.base import CommandError
 from tqdm import tqdm
 
-from engine import conversation, indexer, runtime
+from engine import runtime
 from engine.config import get_config
-from engine.conversation import Turn, add_conversation, adjacent_links, contexts
 from engine.errors import AmemError, IndexLocked
-from engine.ingest import ChatLine, Item, items_from, turns_from
-from engine.portable import is_export, restore
+from engine.index import indexer
 from engine.text import check_content, check_context
-from engine.write import add_memory, clean_labels
+from engine.transfer.ingest import ChatLine, Item, items_from, turns_from
+from engine.transfer.portable import is_export, restore
+from engine.write import conversation
+from engine.write.conversation import Turn, add_conversation, adjacent_links, contexts
+from engine.write.pipeline import add_memory, clean_labels
 from memories.access import collection_for
 from memories.management.base import AmemCommand
 from memories.models import Agent, Link, Note
@@ -153,7 +155,7 @@ def _kept_turns(lines: list[ChatLine], subjects: list[str], rejected: list[str])
     cfg = get_config()
     limits = {"min_chars": cfg.quality_min_chars, "max_chars": cfg.max_note_chars}
     kept: list[Turn] = []
-    for line, context in zip(lines, contexts([line.turn for line in lines])):
+    for line, context in zip(lines, contexts([line.turn for line in lines]), strict=False):
         turn = line.turn
         merged = [*turn.subjects, *[s for s in subjects if s not in turn.subjects]]
         try:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 from tqdm import tqdm
 
-from engine import indexer, runtime
+from engine import runtime
 from engine.errors import AmemError
+from engine.index import indexer
 from memories import access
-from memories.models import Agent, Note
 from memories.management.base import AmemCommand
+from memories.models import Agent, Note
 
 
 class Command(AmemCommand):
@@ -34,7 +35,7 @@ class Command(AmemCommand):
             raise CommandError("this process runs as a worker (AMEM_PROCESS_ROLE=worker) and may not open the index")
         if model:
             runtime.use_model(model)
-            runtime.embedder().dimension  # fail now, before anything is dropped, if the model is unknown
+            _ = runtime.embedder().dimension  # fail now, before anything is dropped, if the model is unknown
             recreate = True
         store = runtime.store()
         if recreate:
@@ -76,11 +77,7 @@ class Command(AmemCommand):
                 str(pk): access.collection_for(agents[a]) if a in agents else None
                 for pk, a in Note.objects.filter(pk__in=ids).values_list("pk", "agent_id")
             }
-            stray = [
-                i
-                for i in ids
-                if i not in home or (home[i] is not None and home[i] != collection)
-            ]
+            stray = [i for i in ids if i not in home or (home[i] is not None and home[i] != collection)]
             store.delete(collection, stray)
             removed += len(stray)
         return removed

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 
 from engine.errors import IndexLocked
-from engine.retrieval import search
+from engine.retrieval.search import search
 from memories.local_api import result_dict
 from memories.local_bridge import call_server
 from memories.management.base import AmemCommand
 
 
 class Command(AmemCommand):
-    help = "Search: amem_search --agent demo \"query\" [--limit 5] [--subject alex] [--json]"
+    help = 'Search: amem_search --agent demo "query" [--limit 5] [--subject alex] [--json]'
 
     def add_arguments(self, parser):
         parser.add_argument("query")

@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from engine import llm_config
-from engine.llm_config import PLACEHOLDER_KEY, parse_timeout, resolve_llm_config
+from engine.llm import config as llm_config
+from engine.llm.config import PLACEHOLDER_KEY, parse_timeout, resolve_llm_config
 from tests.engine.llm.test_tiers import EXPECTED_TIER
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
@@ -124,7 +124,7 @@ def test_unknown_provider_warns_once_and_means_anthropic(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(llm_config, "_warned_providers", set())
-    with caplog.at_level(logging.WARNING, logger="engine.llm_config"):
+    with caplog.at_level(logging.WARNING, logger="engine.llm.config"):
         first = resolve_llm_config({"AMEM_LLM_PROVIDER": "mistral"}, {})
         resolve_llm_config({"AMEM_LLM_PROVIDER": "mistral"}, {})
     assert first.fast.provider == "anthropic"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.llm_types import ConflictFinding, LlmCallRecord
-from engine.prompts import load
+from engine.llm.prompts import load
+from engine.llm.types import ConflictFinding, LlmCallRecord
 from tests.engine.llm.conftest import MakeLLM
 from tests.fakes.llm_server import FakeLLMServer
 

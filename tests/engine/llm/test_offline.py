@@ -7,10 +7,9 @@ import logging
 import numpy as np
 import pytest
 
-from engine.llm import LLM
-from engine.llm_config import resolve_llm_config
-from engine.llm_types import Candidate, CrudOp, EvolveResult, LlmCallRecord, Neighbour, NoteFields
-from engine.offline import (
+from engine.llm.client import LLM
+from engine.llm.config import resolve_llm_config
+from engine.llm.offline import (
     CATEGORY_ANCHORS,
     NOTE_TYPE_ANCHORS,
     OfflineRules,
@@ -18,6 +17,7 @@ from engine.offline import (
     keep_both,
     looks_durable,
 )
+from engine.llm.types import Candidate, CrudOp, EvolveResult, LlmCallRecord, Neighbour, NoteFields
 from tests.engine.llm.conftest import hash_embed, simple_tokenize
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -33,7 +33,7 @@ def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
     caplog: pytest.LogCaptureFixture,
     fake_llm: FakeLLMServer,
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="engine.llm"):
+    with caplog.at_level(logging.INFO, logger="engine.llm.client"):
         fields = offline_llm.construct("We deployed the API server with a new database connection pool. It was fast.")
         links = offline_llm.judge_links(
             "database connection pool for the API server",
@@ -75,7 +75,7 @@ def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
 
 
 def test_offline_roles_are_announced_once_each(offline_llm: LLM, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="engine.llm"):
+    with caplog.at_level(logging.INFO, logger="engine.llm.client"):
         offline_llm.construct("first text to remember")
         offline_llm.construct("second text to remember")
     announced = [r for r in caplog.records if "answered by offline rules" in r.getMessage()]

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.llm_parse import clean_reply, parse_reply, validate_note_fields
-from engine.llm_types import LlmCallRecord, NoteFields
+from engine.llm.parse import clean_reply, parse_reply, validate_note_fields
+from engine.llm.types import LlmCallRecord, NoteFields
 from tests.engine.llm.conftest import MakeLLM
 from tests.fakes.llm_server import FakeLLMServer
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm_config import LOCALES, ROLES
-from engine.prompts import PromptError, load, placeholders, render
+from engine.llm.config import LOCALES, ROLES
+from engine.llm.prompts import PromptError, load, placeholders, render
 
 EXPECTED_VARIABLES = {
     "construct": {"text"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.llm_types import (
+from engine.llm.types import (
     Candidate,
     CrudOp,
     EvolveResult,

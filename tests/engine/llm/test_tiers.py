@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from engine.llm import LLM
-from engine.llm_config import resolve_llm_config
-from engine.llm_providers import ClientPool
-from engine.llm_types import Candidate, LlmCallRecord, Neighbour
+from engine.llm.client import LLM
+from engine.llm.config import resolve_llm_config
+from engine.llm.providers import ClientPool
+from engine.llm.types import Candidate, LlmCallRecord, Neighbour
 from tests.engine.llm.conftest import MakeLLM
 from tests.fakes.llm_server import FakeLLMServer
 

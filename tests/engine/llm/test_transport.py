@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from engine.llm_config import PLACEHOLDER_KEY, resolve_llm_config
-from engine.llm_providers import ClientPool, openai_token_params, token_budget
-from engine.llm_types import LlmCallRecord, NoteFields
+from engine.llm.config import PLACEHOLDER_KEY, resolve_llm_config
+from engine.llm.providers import ClientPool, openai_token_params, token_budget
+from engine.llm.types import LlmCallRecord, NoteFields
 from tests.engine.llm.conftest import MakeLLM
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -53,7 +53,7 @@ def test_openai_provider_uses_chat_completions_with_max_tokens(make_llm: MakeLLM
 
 def test_base_url_and_key_from_env_reach_the_openai_client(fake_llm: FakeLLMServer, pool: ClientPool) -> None:
     # B089 / B091
-    from engine.llm import LLM
+    from engine.llm.client import LLM
 
     env = {
         "AMEM_LLM_PROVIDER": "openai",
@@ -131,7 +131,7 @@ def test_provider_error_degrades_to_the_safe_default_and_is_recorded(
 
 
 def test_connection_refused_degrades_to_the_safe_default(records: list[LlmCallRecord], pool: ClientPool) -> None:
-    from engine.llm import LLM
+    from engine.llm.client import LLM
 
     env = {**KEY, "AMEM_LLM_BASE_URL": "http://127.0.0.1:9"}  # discard port: nothing listens
     result = LLM(resolve_llm_config(env, {"max_retries": 0}), recorder=records.append, clients=pool)
@@ -205,7 +205,7 @@ def test_usage_tokens_and_latency_are_recorded(
 
 
 def test_a_failing_recorder_never_breaks_the_call(fake_llm: FakeLLMServer, pool: ClientPool) -> None:
-    from engine.llm import LLM
+    from engine.llm.client import LLM
 
     def broken(record: LlmCallRecord) -> None:
         raise RuntimeError("database is down")

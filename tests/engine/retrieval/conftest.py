@@ -12,9 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from engine import indexer, runtime
-from engine.embeddings import to_bytes
-from engine.store import Hit, VectorStore
+from engine import runtime
+from engine.index import indexer
+from engine.index.embeddings import to_bytes
+from engine.index.store import Hit, VectorStore
 from engine.text import content_hash
 from memories.models import Agent, Link, Note
 

@@ -16,21 +16,35 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 # The public benchmark data sits in ../shared next to the checkout (here and in CI); a clone
 # elsewhere on this machine still finds it at /work/shared.
 ROOT = Path(__file__).resolve().parents[3]
-DATA = next((p for p in (ROOT.parent / "shared" / "bench", Path("/work/shared/bench")) if (p / "locomo10.json").exists()), None)
+DATA = next(
+    (p for p in (ROOT.parent / "shared" / "bench", Path("/work/shared/bench")) if (p / "locomo10.json").exists()), None
+)
 
 
 @pytest.mark.skipif(DATA is None, reason="the LoCoMo data (../shared/bench/locomo10.json) is not on this machine")
 def test_locomo_first_session_of_one_conversation(store):
     out = StringIO()
     call_command(
-        "amem_bench", "locomo", "--here", "--data", str(DATA), "--conversations", "1", "--sessions", "1",
-        "--only", "bm25,rrf,full",
-        stdout=out, stderr=StringIO(),
+        "amem_bench",
+        "locomo",
+        "--here",
+        "--data",
+        str(DATA),
+        "--conversations",
+        "1",
+        "--sessions",
+        "1",
+        "--only",
+        "bm25,rrf,full",
+        stdout=out,
+        stderr=StringIO(),
     )
     text = out.getvalue()
     # Ingest went through the conversation path: contexts and adjacent links exist.
     assert Note.objects.exclude(context="").exists() and Link.objects.exists()
-    row = re.search(r"\| full pipeline \| \*\*all\*\* \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", text)
+    row = re.search(
+        r"\| full pipeline \| \*\*all\*\* \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", text
+    )
     assert row, text
     questions, (r1, r5, r10, r20) = int(row[1]), map(float, row.groups()[1:])
     assert questions > 0

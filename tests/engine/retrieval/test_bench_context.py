@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from engine.bench_eval import IngestOptions, Memory, ingest
+from bench.evaluate import IngestOptions, Memory, ingest
 from memories.models import Agent, Link, Note
 
 pytestmark = pytest.mark.django_db
@@ -16,9 +16,9 @@ WHEN = dt.datetime(2023, 5, 8, tzinfo=dt.UTC)
 
 def turns() -> list[Memory]:
     return [
-        Memory("D1:1", "Caroline said, \"I went to a support group yesterday.\"", WHEN, 1),
-        Memory("D1:2", "Melanie said, \"How did the support group go for you?\"", WHEN, 1),
-        Memory("D2:1", "Melanie said, \"I painted a lake sunrise last week.\"", WHEN, 2),
+        Memory("D1:1", 'Caroline said, "I went to a support group yesterday."', WHEN, 1),
+        Memory("D1:2", 'Melanie said, "How did the support group go for you?"', WHEN, 1),
+        Memory("D2:1", 'Melanie said, "I painted a lake sunrise last week."', WHEN, 2),
     ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from engine.bench_data import normalize_evidence, parse_session_date, turn_text
+from bench.data import normalize_evidence, parse_session_date, turn_text
 
 
 def test_a_locomo_session_date_becomes_an_aware_datetime():

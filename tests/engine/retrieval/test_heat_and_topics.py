@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 
 from engine.errors import InvalidInput
-from engine.retrieval import Pipeline, search
-from engine.retrieval_heat import heat_factor
+from engine.retrieval.heat import heat_factor
+from engine.retrieval.search import Pipeline, search
 from memories.models import Note
 
 from .conftest import QUERY, ScriptedDense, at_angle, link, put
@@ -85,7 +85,9 @@ def test_heat_false_leaves_the_counters_alone(alice, any_store):
 @pytest.fixture
 def topical(alice, any_store):
     return {
-        "both": put(alice, "Knowledge on Rust and Qdrant.", at_angle(5), note_type="knowledge", topics=["Rust", "Qdrant"]),
+        "both": put(
+            alice, "Knowledge on Rust and Qdrant.", at_angle(5), note_type="knowledge", topics=["Rust", "Qdrant"]
+        ),
         "rust": put(alice, "Knowledge on Rust alone.", at_angle(0), note_type="knowledge", topics=["rust"]),
         "memory": put(alice, "A memory of the Rust meetup.", at_angle(10)),
     }

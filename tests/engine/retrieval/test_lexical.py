@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine.retrieval import FULL, search
-from engine.write import add_episodic
+from engine.retrieval.search import FULL, search
+from engine.write.pipeline import add_episodic
 
 BM25_ONLY = replace(FULL, dense=False, heat_boost=False)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval import dense_pool_size, search
+from engine.retrieval.search import dense_pool_size, search
 from tests.engine.retrieval.conftest import QUERY, RecordingStore, at_angle, put
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval import search
+from engine.retrieval.search import search
 
 from .conftest import QUERY, ScriptedDense, at_angle, link, put
 
@@ -104,7 +104,7 @@ def test_a_lexical_hit_joins_the_dense_one_as_a_match(alice, store, swap_store):
 
 
 def test_explain_gives_the_full_breakdown(alice, hit_and_neighbour):
-    hit, neighbour = hit_and_neighbour
+    hit, _neighbour = hit_and_neighbour
     match, linked = search("harbour", alice, limit=1, explain=True, query_vector=QUERY)
     assert match.explain["dense_rank"] == 1 and match.explain["dense_score"] == pytest.approx(1.0, abs=1e-3)
     assert match.explain["bm25_rank"] == 1 and match.explain["bm25_score"] > 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import runtime
-from engine.embeddings import E5Embedder, get_embedder
+from engine.index.embeddings import E5Embedder, get_embedder
 
 
 def test_the_default_model_embeds_a_query_like_any_text():
@@ -30,7 +30,7 @@ def test_e5_embeds_queries_and_passages_differently_and_matches_across_languages
 
 def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
     torch = pytest.importorskip("torch")
-    from engine.retrieval import embed_query, one_torch_thread
+    from engine.retrieval.search import embed_query, one_torch_thread
 
     runtime.embedder().encode_one("load the model")
     before = torch.get_num_threads()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval import search
-from engine.store import AnyOf, Empty, Eq
-from engine.write import add_episodic
+from engine.index.store import AnyOf, Empty, Eq
+from engine.retrieval.search import search
+from engine.write.pipeline import add_episodic
 from memories.models import Note
 
 from .conftest import QUERY, RecordingStore, ScriptedDense, at_angle, link, put
@@ -61,12 +61,18 @@ def test_without_a_subject_neither_leg_is_scoped(alice, store, swap_store):  # B
 
 @pytest.mark.parametrize(
     "subject, expected",
-    [("alex", {"alex", "both", "nobody"}), ("sam", {"sam", "both", "nobody"}), (None, {"alex", "sam", "both", "nobody"})],
+    [
+        ("alex", {"alex", "both", "nobody"}),
+        ("sam", {"sam", "both", "nobody"}),
+        (None, {"alex", "sam", "both", "nobody"}),
+    ],
 )
 def test_a_subject_sees_its_notes_shared_ones_and_world_facts(alice, any_store, subject, expected):  # B133
     for name, subjects in (("alex", ["alex"]), ("sam", ["sam"]), ("both", ["alex", "sam"]), ("nobody", [])):
         put(alice, f"{name} probe note about hiking", at_angle(10), subjects=subjects)
-    seen = {r.note.content.split()[0] for r in search("hiking probe", alice, limit=10, subject=subject, query_vector=QUERY)}
+    seen = {
+        r.note.content.split()[0] for r in search("hiking probe", alice, limit=10, subject=subject, query_vector=QUERY)
+    }
     assert seen == expected
 
 
@@ -75,5 +81,7 @@ def test_the_lexical_leg_alone_respects_the_subject(alice, store, swap_store, su
     put(alice, "alex probe note about zeppelins", at_angle(80), subjects=["alex"])
     put(alice, "sam probe note about zeppelins", at_angle(80), subjects=["sam"])
     swap_store(ScriptedDense(store, []))  # only BM25 can find anything now
-    seen = {r.note.content.split()[0] for r in search("zeppelins", alice, limit=10, subject=subject, query_vector=QUERY)}
+    seen = {
+        r.note.content.split()[0] for r in search("zeppelins", alice, limit=10, subject=subject, query_vector=QUERY)
+    }
     assert seen == {subject}

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from engine.config import get_config
-from engine.store import VectorStore
+from engine.index.store import VectorStore
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent
 

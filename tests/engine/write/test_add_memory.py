@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from engine import runtime
-from engine.embeddings import from_bytes
 from engine.errors import InvalidInput, QualityRejected
-from engine.retrieval import search
+from engine.index.embeddings import from_bytes
+from engine.retrieval.search import search
 from engine.text import embedding_text
-from engine.write import CREATED, DUPLICATE, add_memory
+from engine.write.pipeline import CREATED, DUPLICATE, add_memory
 from memories.models import Note, NoteEvent
 
 

@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
-from engine.edit import retire_memory, update_memory
 from engine.errors import InvalidInput, NotFound, QualityRejected
-from engine.write import add_memory
+from engine.write.edit import retire_memory, update_memory
+from engine.write.pipeline import add_memory
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def seeded(alice, bob, store):
     """A few notes of both agents, indexed, so 'no change' is measured against a real state."""
     add_memory("Alice keeps her climbing gear in the blue locker.", alice)
     add_memory("Bob's private note: the safe code is 4-8-15-16.", bob)
-    from engine.lookup import sync_pending
+    from engine.index.lookup import sync_pending
 
     sync_pending()
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import crud
 from engine.config import get_config
-from engine.edit import retire_memory, update_memory
 from engine.errors import NotFound, PermissionDenied
-from engine.llm_types import CrudOp
-from engine.retrieval import search
-from engine.write import add_episodic, add_memory
+from engine.llm.types import CrudOp
+from engine.retrieval.search import search
+from engine.write import crud
+from engine.write.edit import retire_memory, update_memory
+from engine.write.pipeline import add_episodic, add_memory
 from memories.models import LlmCall, Note
 
 STAGING = "The staging database runs MySQL 8 on a shared host."

@@ -7,11 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from engine import dedup, runtime
+from engine import runtime
 from engine.config import EngineConfig
-from engine.embeddings import from_bytes
+from engine.index.embeddings import from_bytes
 from engine.text import content_hash, embedding_text
-from engine.write import CREATED, FLAGGED, FOLDED, add_memory
+from engine.write import dedup
+from engine.write.pipeline import CREATED, FLAGGED, FOLDED, add_memory
 from memories.models import Note
 
 CFG = EngineConfig()

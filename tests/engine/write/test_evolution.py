@@ -7,10 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from engine import evolution, runtime
-from engine.embeddings import from_bytes
+from engine import runtime
+from engine.index.embeddings import from_bytes
 from engine.text import embedding_text
-from engine.write import add_episodic, add_memory
+from engine.write import evolution
+from engine.write.pipeline import add_episodic, add_memory
 from memories.models import Agent, Link, Note
 
 UUID = re.compile(r"\[([0-9a-f-]{36})\]")

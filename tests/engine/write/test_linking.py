@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from engine.write import add_episodic, add_memory
+from engine.write.pipeline import add_episodic, add_memory
 from memories.models import Link, Note
 
 UUID = re.compile(r"\[([0-9a-f-]{36})\]")

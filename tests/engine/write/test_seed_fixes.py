@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine import crud
-from engine.llm_types import CrudOp
-from engine.retrieval import search
-from engine.tokenize import tokenize
-from engine.write import FOLDED, add_episodic, add_memory
+from engine.index.tokenize import tokenize
+from engine.llm.types import CrudOp
+from engine.retrieval.search import search
+from engine.write import crud
+from engine.write.pipeline import FOLDED, add_episodic, add_memory
 from memories.models import Link, Note
 
 

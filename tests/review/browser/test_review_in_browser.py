@@ -41,7 +41,11 @@ def test_a_queue_action_swaps_the_card_and_undo_restores_it(logged_in, live_serv
     page = logged_in
     old = make_note(alice, "Alice drinks green tea every morning.")
     new = make_note(
-        alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old, merge_similarity=0.8
+        alice,
+        "Alice drinks green tea each morning at seven.",
+        pending_merge=True,
+        merge_candidate=old,
+        merge_similarity=0.8,
     )
     page.goto(f"{live_server.url}/review/queues/merges/")
     card = page.locator(f"#merge-{new.pk}")

@@ -1,6 +1,6 @@
 """The one place that calls a model: one typed method per role, never raising.
 
-Each role renders its prompt (engine/prompts), goes to its tier's provider, and parses
+Each role renders its prompt (engine/llm/prompts), goes to its tier's provider, and parses
 the reply against the role's schema. Every failure (provider error, timeout, unusable
 reply) degrades to the role's safe default, is logged, and is accounted for in an
 LlmCallRecord handed to the optional recorder. With provider `none` the injected
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine import prompts
-from engine.llm_config import LlmConfig, TierConfig, resolve_llm_config
-from engine.llm_parse import (
+from engine.llm import prompts
+from engine.llm.config import LlmConfig, TierConfig, resolve_llm_config
+from engine.llm.parse import (
     conflict_validator,
     crud_validator,
     evolve_validator,
@@ -31,8 +31,8 @@ from engine.llm_parse import (
     validate_merge,
     validate_note_fields,
 )
-from engine.llm_providers import ClientPool, Completion, complete
-from engine.llm_types import (
+from engine.llm.providers import ClientPool, Completion, complete
+from engine.llm.types import (
     Candidate,
     ConflictFinding,
     CrudOp,
@@ -92,7 +92,7 @@ _offline_lock = threading.Lock()
 
 
 class OfflineRules(Protocol):
-    """Rule-based stand-ins for every role (engine/offline.py implements this)."""
+    """Rule-based stand-ins for every role (engine/llm/offline.py implements this)."""
 
     conflict_scan_available: bool
 

@@ -7,7 +7,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from engine.llm_config import TierConfig
+from engine.llm.config import TierConfig
 
 _REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
 

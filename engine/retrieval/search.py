@@ -18,13 +18,14 @@ import numpy as np
 from django.db.models import F
 from django.utils import timezone
 
-from engine import indexer, runtime
+from engine import runtime
 from engine.config import get_config
 from engine.errors import InvalidInput
-from engine.retrieval_heat import heat_factor
-from engine.retrieval_links import note_cosine, walk_links
-from engine.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
-from engine.tokenize import tokenize
+from engine.index import indexer
+from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
+from engine.index.tokenize import tokenize
+from engine.retrieval.heat import heat_factor
+from engine.retrieval.links import note_cosine, walk_links
 from memories import access
 from memories.models import Agent, Note
 
@@ -185,9 +186,7 @@ def search(
         return []
 
     # The database decides what may be shown, whatever the index still holds.
-    candidates = [
-        n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)
-    ]
+    candidates = [n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)]
     now = timezone.now()
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
     heats = {str(n.pk): heat_factor(n, now, weight) for n in candidates}
@@ -225,7 +224,12 @@ def search(
         for linked in walked:
             result = Result(linked.note, "link", linked.similarity, 0.0)
             if explain:
-                result.explain = {"similarity": linked.similarity, "rrf": 0.0, "hop": linked.hop, "parent": linked.parent}
+                result.explain = {
+                    "similarity": linked.similarity,
+                    "rrf": 0.0,
+                    "hop": linked.hop,
+                    "parent": linked.parent,
+                }
             results.append(result)
 
     if heat and matches:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from bench.data import Question
 from engine import runtime
-from engine.bench_data import Question
-from engine.conversation import Turn, add_conversation
-from engine.retrieval import FULL, Pipeline, search
-from engine.write import EpisodicItem, add_episodic_batch, add_memory
+from engine.retrieval.search import FULL, Pipeline, search
+from engine.write.conversation import Turn, add_conversation
+from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory
 from memories.models import Agent, Note
 
 
@@ -37,7 +37,7 @@ class Memory:
 class IngestOptions:
     """How memories enter the store. Every option is an ingestion choice, documented with its effect."""
 
-    # "conversation": engine.conversation.add_conversation (each turn with the previous turn of its
+    # "conversation": engine.write.conversation.add_conversation (each turn with the previous turn of its
     # session as context, adjacent turns linked) — the product's transcript path;
     # "episodic": add_episodic_batch, each memory on its own (no LLM);
     # "memory": add_memory (the full pipeline, offline provider).
@@ -88,14 +88,20 @@ def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> 
     """Write ``memories`` for ``agent`` through the chosen write path; the one switch point."""
     texts = [f"[{date_label(m.occurred_at)}] {m.text}" if options.date_in_text else m.text for m in memories]
     if options.path == "conversation":
-        turns = [Turn(t, session=str(m.session), source=m.source, occurred_at=m.occurred_at) for t, m in zip(texts, memories)]
+        turns = [
+            Turn(t, session=str(m.session), source=m.source, occurred_at=m.occurred_at)
+            for t, m in zip(texts, memories, strict=False)
+        ]
         return add_conversation(agent, turns, actor="bench")
     if options.path == "episodic":
-        items = [EpisodicItem(t, sources=[m.source], occurred_at=m.occurred_at) for t, m in zip(texts, memories)]
+        items = [
+            EpisodicItem(t, sources=[m.source], occurred_at=m.occurred_at)
+            for t, m in zip(texts, memories, strict=False)
+        ]
         return add_episodic_batch(agent, items, actor="bench")
     if options.path == "memory":
         notes = []
-        for text, m in zip(texts, memories):
+        for text, m in zip(texts, memories, strict=False):
             result = add_memory(text, agent, sources=[m.source], occurred_at=m.occurred_at, actor="bench")
             notes.append(result.note)
         return notes
@@ -142,7 +148,7 @@ def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Var
     started = time.perf_counter()
     # Rows that heat the store run last, in their own pass, so no other row sees their counters.
     for batch in ([v for v in variants if not v.heat], [v for v in variants if v.heat]):
-        for question, vector in zip(questions, vectors):
+        for question, vector in zip(questions, vectors, strict=False):
             for variant in batch:
                 for k in scores.ks:
                     results = search(

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import IndexLocked, IndexMismatch, IndexUnavailable
-from engine.tokenize import LEXICAL_VERSION
+from engine.index.tokenize import LEXICAL_VERSION
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -501,9 +501,9 @@ class ClientStore(VectorStore):
                             f"Qdrant collection {full!r} carries no record of its embedding model; "
                             "drop it or run `manage.py amem_reindex`."
                         )
-                    IndexMeta(meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", UNRECORDED_LEXICAL)).check(
-                        self.embedding_model, self.dimension, full
-                    )
+                    IndexMeta(
+                        meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", UNRECORDED_LEXICAL)
+                    ).check(self.embedding_model, self.dimension, full)
                 else:
                     self._client.create_collection(
                         full,

@@ -22,8 +22,8 @@ from django.db.models import F
 
 from engine import runtime
 from engine.config import EngineConfig
-from engine.embeddings import to_bytes
-from engine.llm_types import Neighbour
+from engine.index.embeddings import to_bytes
+from engine.llm.types import Neighbour
 from engine.text import embedding_text
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent
@@ -129,6 +129,4 @@ def _strengthen(connections: Sequence[Note], new_note: Note, agent_id: str, acto
             if created:
                 made.append(str(target_id))
         if made:
-            NoteEvent.objects.create(
-                note=live, action="strengthen", after={"connected": str(new_note.pk)}, actor=actor
-            )
+            NoteEvent.objects.create(note=live, action="strengthen", after={"connected": str(new_note.pk)}, actor=actor)

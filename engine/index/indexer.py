@@ -21,15 +21,15 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.config import get_config
-from engine.embeddings import from_bytes, to_bytes
 from engine.errors import AmemError
-from engine.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
+from engine.index.embeddings import from_bytes, to_bytes
+from engine.index.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
+from engine.index.tokenize import tokenize
 from engine.text import embedding_text
-from engine.tokenize import tokenize
 from memories.access import collection_for_note
 from memories.models import Agent, Note
 
-log = logging.getLogger("engine.indexer")
+log = logging.getLogger("engine.index.indexer")
 
 BATCH = 256
 
@@ -62,9 +62,7 @@ def ensure_embedding(note: Note) -> np.ndarray:
     model = runtime.embedder().model_name
     vector = from_bytes(note.embedding)
     if vector is None or note.embedding_model != model:
-        vector = runtime.embedder().encode_one(
-            embedding_text(note.content, note.keywords, note.tags, note.context)
-        )
+        vector = runtime.embedder().encode_one(embedding_text(note.content, note.keywords, note.tags, note.context))
         note.embedding, note.embedding_model = to_bytes(vector), model
         Note.objects.filter(pk=note.pk).update(embedding=note.embedding, embedding_model=model)
     return vector

@@ -14,7 +14,7 @@ import numpy as np
 
 from engine import runtime
 from engine.errors import InvalidInput
-from engine.llm_types import NoteFields
+from engine.llm.types import NoteFields
 from engine.text import embedding_text
 from memories.models import Note
 

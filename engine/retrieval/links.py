@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.embeddings import from_bytes
-from engine.store import cosine
+from engine.index.embeddings import from_bytes
+from engine.index.store import cosine
 from memories import access
 from memories.models import Agent, Link, Note
 

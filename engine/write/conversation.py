@@ -15,13 +15,14 @@ dedup: the episodic path, for transcripts and hot loops.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
 
 from engine.errors import InvalidInput
-from engine.write import EpisodicItem, embed_episodic, resolve_agent, store_episodic
+from engine.write.pipeline import EpisodicItem, embed_episodic, resolve_agent, store_episodic
 from memories.models import Agent, Link, Note
 
 MAX_TURNS = 5000
@@ -44,13 +45,13 @@ class Turn:
 def previous_turns(turns: Sequence[Turn]) -> list[str]:
     """For each turn, the text of the turn just before it in the same session ('' for the first)."""
     before = [""]
-    for prev, turn in zip(turns, turns[1:]):
+    for prev, turn in itertools.pairwise(turns):
         before.append(prev.text.strip() if prev.session == turn.session else "")
     return before[: len(turns)]
 
 
 def contexts(turns: Sequence[Turn]) -> list[str]:
-    return [t.context if t.context is not None else prev for t, prev in zip(turns, previous_turns(turns))]
+    return [t.context if t.context is not None else prev for t, prev in zip(turns, previous_turns(turns), strict=False)]
 
 
 def add_conversation(
@@ -76,7 +77,7 @@ def add_conversation(
             scope=scope,
             context=context,
         )
-        for turn, context in zip(turns, contexts(turns))
+        for turn, context in zip(turns, contexts(turns), strict=False)
     ]
     notes = embed_episodic(agent, items)
     with transaction.atomic():
@@ -89,7 +90,9 @@ def add_conversation(
 def adjacent_links(turns: Sequence[Turn], notes: Sequence[Note], actor: str) -> list[Link]:
     """Both directions between consecutive turns of one session."""
     rows: list[Link] = []
-    for (t1, n1), (t2, n2) in zip(zip(turns, notes), zip(turns[1:], notes[1:])):
+    for (t1, n1), (t2, n2) in zip(
+        zip(turns, notes, strict=False), zip(turns[1:], notes[1:], strict=False), strict=False
+    ):
         if t1.session == t2.session:
             rows.append(Link(source=n1, target=n2, created_by=actor, reason=LINK_REASON))
             rows.append(Link(source=n2, target=n1, created_by=actor, reason=LINK_REASON))

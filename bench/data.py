@@ -16,9 +16,26 @@ from pathlib import Path
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})\s*$", re.IGNORECASE)
-_MONTHS = {m: i for i, m in enumerate(
-    ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"), start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -72,7 +89,7 @@ def turn_text(turn: dict) -> str:
     """The official dialog-RAG text of a turn: '<speaker> said, "<text>"' and the image caption."""
     text = f'{turn["speaker"]} said, "{turn["text"]}"'
     if turn.get("blip_caption"):
-        text += f' and shared {turn["blip_caption"]}'
+        text += f" and shared {turn['blip_caption']}"
     return text
 
 
@@ -116,7 +133,7 @@ def load_madial(folder: Path, lang: str) -> list[tuple[str, list[Memory], list[Q
     for mid, m in memories.items():
         user = int(m.get("user-id", zh.get(mid, {}).get("user-id")))
         when = dt.datetime.fromisoformat(m["time"]).replace(tzinfo=dt.UTC)
-        text = f'{m.get("scene", "")} {m.get("emotion", "")} {m.get("event", "")}'.strip()
+        text = f"{m.get('scene', '')} {m.get('emotion', '')} {m.get('event', '')}".strip()
         by_user.setdefault(user, []).append(Memory(mid, text, when))
     questions: dict[int, list[Question]] = {u: [] for u in by_user}
     for d in _jsonl(folder / f"MADial-Bench-{lang}-dialogue.json"):

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import lookup, runtime
+from engine import runtime
 from engine.config import EngineConfig
-from engine.llm_types import Candidate
+from engine.index import lookup
+from engine.llm.types import Candidate
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent
 

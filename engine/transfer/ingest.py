@@ -3,7 +3,7 @@ chat transcripts.
 
 Only parsing lives here; every item is then written by ``add_memory``, so the
 quality gate and the dedup ladder apply to imports as to any other write. Chat
-turns are the exception: they go to ``add_conversation`` (engine/conversation.py),
+turns are the exception: they go to ``add_conversation`` (engine/write/conversation.py),
 the episodic path, each turn with the one before it as its context.
 
 * JSONL: one object per line with ``text`` (or ``content``) and optionally
@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.conversation import Turn
 from engine.errors import InvalidInput
-from engine.write import clean_labels
+from engine.write.conversation import Turn
+from engine.write.pipeline import clean_labels
 
 MAX_CHUNK = 2000
 _BULLET = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?(.*)$")
@@ -150,7 +150,8 @@ def chunks(paragraph: str) -> list[str]:
         return [paragraph]
     pieces: list[str] = []
     current = ""
-    for sentence in _SENTENCE_END.split(paragraph):
+    for whole in _SENTENCE_END.split(paragraph):
+        sentence = whole
         while len(sentence) > MAX_CHUNK:  # one endless sentence: cut hard
             pieces.append(sentence[:MAX_CHUNK])
             sentence = sentence[MAX_CHUNK:]

@@ -13,13 +13,14 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from engine import indexer, runtime
+from engine import runtime
 from engine.config import get_config
-from engine.construct import apply_fields, construct, fields_of, recipe_vectors
-from engine.embeddings import to_bytes
 from engine.errors import NotFound, PermissionDenied
+from engine.index import indexer
+from engine.index.embeddings import to_bytes
 from engine.text import check_content, content_hash
-from engine.write import clean_labels, resolve_agent
+from engine.write.construct import apply_fields, construct, fields_of, recipe_vectors
+from engine.write.pipeline import clean_labels, resolve_agent
 from memories import access
 from memories.models import Agent, Note, NoteEvent
 

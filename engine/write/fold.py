@@ -16,11 +16,11 @@ import numpy as np
 
 from engine import runtime
 from engine.config import EngineConfig
-from engine.construct import apply_fields, construct, fields_of, recipe_vectors
-from engine.embeddings import to_bytes
 from engine.errors import AmemError
-from engine.llm_types import NoteFields
+from engine.index.embeddings import to_bytes
+from engine.llm.types import NoteFields
 from engine.text import check_content, content_hash, normalise
+from engine.write.construct import apply_fields, construct, fields_of, recipe_vectors
 from memories import access
 from memories.models import Agent, Note, NoteEvent
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from engine.llm_types import (
+from engine.llm.types import (
     CATEGORIES,
     CONFIDENCES,
     CRUD_ACTIONS,
@@ -224,11 +224,10 @@ def link_validator(candidates: list[Candidate]) -> Callable[[Any], list[str] | N
             return None
         chosen: list[str] = []
         for item in items:
-            if isinstance(item, dict):
-                item = _get(item, "id")
-            if isinstance(item, bool) or not isinstance(item, (str, int)):
+            value = _get(item, "id") if isinstance(item, dict) else item
+            if isinstance(value, bool) or not isinstance(value, (str, int)):
                 continue
-            ident = str(item).strip()
+            ident = str(value).strip()
             # Only ids we offered: a model must never invent a link target.
             if ident in offered and ident not in chosen:
                 chosen.append(ident)

@@ -136,7 +136,7 @@ class E5Embedder(Embedder):
     def _run(self, fn, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        model = self._load()
+        self._load()
         with self._lock:  # one C engine per process; calls are not documented as thread-safe
             rows = [fn(list(texts[i : i + self.batch_size])) for i in range(0, len(texts), self.batch_size)]
         return np.asarray(np.vstack(rows), dtype=np.float32)

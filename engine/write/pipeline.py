@@ -4,7 +4,7 @@
 link → evolve → save. The steps live in their own modules (dedup, fold,
 construct, linking, evolution); this module orders them. Every model call
 happens before the write's transaction, so no database lock is held while a
-model thinks; the index follows after commit (the outbox, engine/indexer.py).
+model thinks; the index follows after commit (the outbox, engine/index/indexer.py).
 
 ``add_episodic``: quality gate → embed raw content → insert. No LLM, no dedup,
 for hot loops; ``add_episodic_batch`` embeds many at once.
@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from engine import dedup, evolution, fold, indexer, linking, runtime
+from engine import runtime
 from engine.config import EngineConfig, get_config
-from engine.construct import apply_fields, check_note_type, construct, recipe_vectors
-from engine.embeddings import to_bytes
 from engine.errors import InvalidInput, NotFound
+from engine.index import indexer
+from engine.index.embeddings import to_bytes
 from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
+from engine.write import dedup, evolution, fold, linking
+from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note, NoteEvent
 
 SCOPES = ("private", "shared")
@@ -117,9 +119,7 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
     )
 
 
-def add_episodic_batch(
-    agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None
-) -> list[Note]:
+def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None) -> list[Note]:
     """Validate all, embed all, insert all in one transaction: all or nothing."""
     agent = resolve_agent(agent)
     notes = embed_episodic(agent, items)
@@ -146,7 +146,10 @@ def store_episodic(agent: Agent, notes: list[Note], *, actor: str | None = None,
         return
     Note.objects.bulk_create(notes, batch_size=500)
     NoteEvent.objects.bulk_create(
-        [NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk) for n in notes],
+        [
+            NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk)
+            for n in notes
+        ],
         batch_size=500,
     )
     _touch(agent)

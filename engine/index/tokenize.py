@@ -21,12 +21,106 @@ _HAS_WORD = re.compile(rf"[\w{_HAN}]")
 # Function words that carry no retrieval signal in short notes (kept small on purpose:
 # BM25's IDF already discounts common words; these only remove pure noise).
 STOP_WORDS = frozenset(
-    """
-    a an and are as at be but by for from had has have he her hers him his i if in into is it its
-    me my no not of on or our ours she so than that the their them then there these they this
-    to too us was we were what when where which who whom why will with you your yours do does did
-    的 了 和 是 在 我 你 他 她 它 们 我们 你们 他们 这 那 就 也 都 而 及 与 着 或 一个 没有 吗 呢 吧 啊
-    """.split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "hers",
+        "him",
+        "his",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "ours",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "too",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+        "yours",
+        "do",
+        "does",
+        "did",
+        "的",
+        "了",
+        "和",
+        "是",
+        "在",
+        "我",
+        "你",
+        "他",
+        "她",
+        "它",
+        "们",
+        "我们",
+        "你们",
+        "他们",
+        "这",
+        "那",
+        "就",
+        "也",
+        "都",
+        "而",
+        "及",
+        "与",
+        "着",
+        "或",
+        "一个",
+        "没有",
+        "吗",
+        "呢",
+        "吧",
+        "啊",
+    ]
 )
 
 
@@ -39,7 +133,7 @@ def _cutter():
     return rjieba.cut_for_search
 
 
-# Recorded with every index collection (engine/store.py): terms from another version of these
+# Recorded with every index collection (engine/index/store.py): terms from another version of these
 # rules would not meet the query's, so opening such an index asks for `amem_reindex --recreate`.
 LEXICAL_VERSION = "snowball-en-1"
 

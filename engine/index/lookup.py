@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import indexer, runtime
+from engine import runtime
+from engine.index import indexer
 from memories import access
 from memories.models import Agent, Note
 

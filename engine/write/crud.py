@@ -22,14 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import edit, runtime
+from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError, InvalidInput
-from engine.llm_types import CrudOp
-from engine.retrieval import search
-from engine.store import cosine
+from engine.index.store import cosine
+from engine.llm.types import CrudOp
+from engine.retrieval.search import search
 from engine.text import check_content
-from engine.write import add_memory, clean_labels, resolve_agent
+from engine.write import edit
+from engine.write.pipeline import add_memory, clean_labels, resolve_agent
 from memories import access
 from memories.models import Agent, Note
 

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import lookup, runtime
+from engine import runtime
 from engine.config import EngineConfig
-from engine.embeddings import from_bytes
+from engine.index import lookup
+from engine.index.embeddings import from_bytes
 from engine.text import content_hash
 from memories import access
 from memories.models import Agent, Note

@@ -1,0 +1,1 @@
+"""Benchmarks: data readers, the retrieval evaluation and the timing scripts (no product code)."""

@@ -1,0 +1,1 @@
+"""Search (DESIGN §4): fusion, heat and the link walk."""

@@ -1,0 +1,1 @@
+"""Import and export: files into memories, lossless export and restore."""
