@@ -1,16 +1,18 @@
 # amem: two commands on a fresh machine.
 #   make run   — venv, install, migrate, demo data, web + worker on 127.0.0.1:8000
 #   make test  — the test suite (SQLite); make test-postgres runs it on PostgreSQL too
+#   make test-fast — the fast lane while you work: no browser, no subprocesses, no real model
+#   make lint  — ruff (rules + format check) and mypy; CI runs it first
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV   := .venv
+VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 
-.PHONY: install browser run serve test test-postgres bench-scale clean
+.PHONY: install browser run serve test test-fast lint test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +45,15 @@ serve:
 
 test: install browser
 	$(VENV)/bin/pytest
+
+# Tests marked realmodel (retrieval quality, meaning) need MiniLM; the rest embed with test-hash.
+test-fast: install
+	$(VENV)/bin/pytest -m "not browser and not slow and not realmodel"
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 test-postgres: install browser
 	DATABASE_URL=$(PG_URL) $(VENV)/bin/pytest

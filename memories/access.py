@@ -90,6 +90,12 @@ def visible_notes(agent: Agent, ids, *, subject: str | None = None) -> list[Note
     return [notes[i] for i in ids if i in notes]
 
 
+def count_readable(agent: Agent) -> int:
+    """How many active notes ``agent`` may read, from the database (the truth, never behind)."""
+    rows = Note.objects.filter(readable_q(agent)).values_list("owner", "readers")
+    return sum(1 for owner, readers in rows.iterator() if _may(agent.id, owner, readers or []))
+
+
 def _parse_id(note_id) -> uuid.UUID:
     try:
         return note_id if isinstance(note_id, uuid.UUID) else uuid.UUID(str(note_id))

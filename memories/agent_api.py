@@ -14,8 +14,6 @@ from django.http import HttpRequest
 from ninja import Router
 from ninja.security import HttpBearer
 
-from engine import runtime
-from engine.index import lookup
 from engine.retrieval.search import Result, search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
@@ -156,9 +154,7 @@ def search_memories(request: HttpRequest, body: SearchIn):
 @router.get("/memories/count", response=CountOut)
 def count_memories(request: HttpRequest):
     """How many active notes this agent may read (its own, shared ones, ones granted to it)."""
-    agent = _agent(request)
-    lookup.sync_pending()  # a note written a moment ago counts
-    return {"count": runtime.store().count(access.collection_for(agent), access.index_filter(agent))}
+    return {"count": access.count_readable(_agent(request))}
 
 
 @router.get("/memories/{note_id}", response=NoteOut)

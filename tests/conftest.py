@@ -2,15 +2,49 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from django.db import transaction
 
 from engine import runtime
+from engine.index import outbox
+from engine.index.embeddings import DEFAULT_MODEL
 from engine.index.store import ClientStore, EdgeStore
 from memories.models import Agent
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.runtime import point_llm_at
+
+
+@pytest.fixture(autouse=True)
+def _embedding_model(request) -> Iterator[None]:
+    """Tests marked ``realmodel`` embed with MiniLM; the rest with the test settings' model (test-hash).
+
+    Autouse, so it runs before the store fixtures that size the index from the embedder.
+    """
+    if request.node.get_closest_marker("realmodel") is None:
+        yield
+        return
+    runtime.use_model(DEFAULT_MODEL)
+    runtime.reset_llm()  # the offline rules embed through the runtime's embedder
+    yield
+    runtime.use_model(None)
+    runtime.reset_llm()
+
+
+@pytest.fixture(autouse=True)
+def _after_commit_hooks_run_at_once(request, monkeypatch) -> None:
+    """Run ``transaction.on_commit`` hooks at once, as the commit would.
+
+    pytest-django wraps each test in a transaction that never commits, so the write paths'
+    after-commit index sync (registered last inside their transaction) would never fire and a
+    test could not find what it just wrote. Tests that study the hook itself request
+    ``django_capture_on_commit_callbacks`` and see the real behaviour. Dirty notes made any
+    other way wait for the ``drain`` fixture, as they wait for the server's drainer.
+    """
+    if "django_capture_on_commit_callbacks" in request.fixturenames:
+        return
+    monkeypatch.setattr(transaction, "on_commit", lambda func, using=None, robust=False: func())
 
 
 @pytest.fixture
@@ -57,6 +91,17 @@ def any_store(request, tmp_path):
     yield s
     runtime.set_store(old)
     s.close()
+
+
+@pytest.fixture
+def drain(db) -> Callable[[], None]:
+    """Index every dirty note now, as the server's outbox drainer would (searches never index)."""
+
+    def run() -> None:
+        result = outbox.drain()
+        assert not result.failed, result.error
+
+    return run
 
 
 @pytest.fixture

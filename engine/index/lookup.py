@@ -2,7 +2,8 @@
 
 Every query carries the caller's access filter inside the index query
 (memories/access.py builds it), and every hit is re-read from the database and
-re-checked. Unlike a user-facing search these look-ups never heat notes: the
+re-checked. They query the index as it is (the outbox drainer keeps it current,
+engine/index/outbox.py); a look-up never indexes. Unlike a user-facing search these look-ups never heat notes: the
 seed bumped ``retrieval_count`` on every internal query (research §17.10).
 """
 
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine import runtime
-from engine.index import indexer
 from memories import access
 from memories.models import Agent, Note
 
@@ -25,12 +25,6 @@ class Neighbour:
 
     note: Note
     score: float
-
-
-def sync_pending() -> None:
-    """Bring the index up to date so a just-written note can be found (as search does)."""
-    if indexer.has_dirty():
-        indexer.sync_dirty()
 
 
 def dense_neighbours(
@@ -44,7 +38,6 @@ def dense_neighbours(
     """The ``limit`` nearest notes ``agent`` may read, best first; ``exclude`` ids never appear."""
     if limit <= 0:
         return []
-    sync_pending()
     skip = {str(i) for i in exclude}
     hits = runtime.store().query_dense(
         access.collection_for(agent), vector, access.index_filter(agent, subject=subject), limit + len(skip)

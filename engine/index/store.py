@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import numpy as np
 
@@ -366,10 +367,10 @@ class EdgeStore(VectorStore):
             shard.update(q.UpdateOperation.upsert_points(batch))
 
     def delete(self, collection: str, ids: Iterable[str]) -> None:
-        ids = list(ids)
-        if ids:
+        points: list[int | UUID | str] = list(ids)
+        if points:
             with self._lock:
-                self._shard(collection).update(self._q.UpdateOperation.delete_points(ids))
+                self._shard(collection).update(self._q.UpdateOperation.delete_points(points))
 
     def _hits(self, points: Any) -> list[Hit]:
         return [Hit(str(p.id), float(p.score)) for p in points]
@@ -580,11 +581,14 @@ class ClientStore(VectorStore):
         self._call(self._client.upsert, self._name(collection), points=batch, wait=True)
 
     def delete(self, collection: str, ids: Iterable[str]) -> None:
-        ids = list(ids)
-        if ids:
+        points: list[int | str | UUID] = list(ids)
+        if points:
             self.ensure_collection(collection)
             self._call(
-                self._client.delete, self._name(collection), points_selector=self._m.PointIdsList(points=ids), wait=True
+                self._client.delete,
+                self._name(collection),
+                points_selector=self._m.PointIdsList(points=points),
+                wait=True,
             )
 
     def _query(self, collection: str, **kwargs: Any) -> list[Hit]:

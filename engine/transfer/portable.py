@@ -17,7 +17,7 @@ import json
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import models, transaction
 from django.db.models import Q
@@ -28,6 +28,8 @@ FORMAT = "amem-export"
 VERSION = 1
 INDEX_STATE = ("index_dirty", "indexed_at")
 SURROGATE = ("id",)  # integer keys of links and events belong to the database, not the data
+
+M = TypeVar("M", bound=models.Model)
 
 
 def _encode(value: Any) -> Any:
@@ -61,7 +63,7 @@ def row(obj: models.Model, skip: Iterable[str] = ()) -> dict[str, Any]:
     return {f.attname: _encode(getattr(obj, f.attname)) for f in _fields(type(obj), skip)}
 
 
-def build(model: type[models.Model], data: dict[str, Any], skip: Iterable[str] = ()) -> models.Model:
+def build(model: type[M], data: dict[str, Any], skip: Iterable[str] = ()) -> M:
     values = {}
     for f in _fields(model, skip):
         if f.attname in data:
@@ -120,7 +122,10 @@ class RestoreResult:
 
 def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
     """Restore one or more exports in one transaction; notes first, so cross-file links resolve."""
-    agents, notes, links, events = [], [], [], []
+    agents: list[Agent] = []
+    notes: list[dict[str, Any]] = []
+    links: list[Link] = []
+    events: list[NoteEvent] = []
     for lines in lines_per_file:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
@@ -165,8 +170,8 @@ def _restore_notes(items: list[dict[str, Any]], result: RestoreResult) -> None:
     built = [build(Note, {k: v for k, v in item.items() if k not in refs}, INDEX_STATE) for item in items]
     existing = set(Note.objects.filter(pk__in=[n.pk for n in built]).values_list("pk", flat=True))
     fresh = [n for n in built if n.pk not in existing]
-    for note in fresh:
-        note.index_dirty = True  # the index is rebuilt from the database
+    for fresh_note in fresh:
+        fresh_note.index_dirty = True  # the index is rebuilt from the database
     Note.objects.bulk_create(fresh, batch_size=500)
     # auto_now overwrote updated_at on insert; bulk_update writes the exported value back as is.
     by_id = {n.pk: n for n in fresh}

@@ -48,6 +48,7 @@ def test_the_same_text_again_is_a_duplicate_of_the_first(as_alice, store):
     assert Note.objects.count() == 1
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_related_memory_reports_its_links(as_alice, store):
     first = as_alice.post("/memories", {"text": TEXT}).json()
     second = as_alice.post("/memories", {"text": "The staging database host has 64 GB of RAM and fast NVMe disks."})

@@ -29,6 +29,7 @@ def test_small_talk_changes_nothing(as_alice, store, snapshot):
     assert snapshot() == before
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_updates_and_deletes_are_applied_and_a_bad_op_is_skipped_alone(alice, as_alice, store, provider):
     staging = as_alice.post("/memories/episodic", {"text": "The staging database runs MySQL 8 on a shared host."})
     staging = staging.json()

@@ -65,6 +65,7 @@ def test_adjacent_turns_of_a_session_are_linked_both_ways_and_sessions_are_not(a
     assert other not in {p for pair in pairs for p in pair}
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_the_link_walk_brings_the_neighbouring_turn(alice, store):
     add_conversation(alice, chat())
     results = search("mountains near the lake", alice, limit=1, heat=False)

@@ -59,10 +59,13 @@ def test_a_change_during_sync_keeps_the_note_dirty(alice, store):
     assert not n.index_dirty
 
 
-def test_search_heals_dirty_notes_before_querying(alice, store):
-    add_episodic("Healed on the next read of the index.", alice)  # no on_commit in this test
+def test_a_search_leaves_dirty_notes_to_the_drainer(alice, store, drain, django_capture_on_commit_callbacks):
+    add_episodic("Indexed by the drainer, not by a read.", alice)  # its after-commit hook never runs here
     assert Note.objects.dirty().count() == 1
-    assert search("healed on the next read", alice)[0].note.content == "Healed on the next read of the index."
+    assert search("indexed by the drainer", alice) == []
+    assert Note.objects.dirty().count() == 1
+    drain()
+    assert search("indexed by the drainer", alice)[0].note.content == "Indexed by the drainer, not by a read."
     assert Note.objects.dirty().count() == 0
 
 
@@ -81,7 +84,8 @@ def test_reindex_is_idempotent_and_removes_stale_entries(alice, bob, store):
     assert Note.objects.dirty().count() == 0
 
 
-def test_reindex_of_one_agent_and_of_dirty_notes_only(alice, bob, store, capsys):
+def test_reindex_of_one_agent_and_of_dirty_notes_only(alice, bob, store, capsys, django_capture_on_commit_callbacks):
+    # The after-commit hooks do not run (captured, never executed): the notes stay dirty.
     add_episodic("Alice has one memory waiting.", alice)
     add_episodic("Bob has one memory waiting too.", bob)
     call_command("amem_reindex", "--agent", "alice", "--no-progress")

@@ -234,6 +234,7 @@ def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, prov
     assert len(provider.requests_for("evolution_judge")) == 1
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_kept_apart(alice):
     old = put(alice, "Alice's dog is named Rex.", axis(0))
     new = put(

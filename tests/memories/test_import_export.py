@@ -44,6 +44,7 @@ def _history(alice, bob) -> None:
     Agent.objects.filter(pk="alice").update(link_write_count=7)
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bob, store, tmp_path):
     _history(alice, bob)
     assert Note.objects.filter(pending_merge=True, merge_candidate__isnull=False).exists()

@@ -12,13 +12,11 @@ from engine.write.pipeline import add_memory
 
 
 @pytest.fixture
-def seeded(alice, bob, store):
+def seeded(alice, bob, store, drain):
     """A few notes of both agents, indexed, so 'no change' is measured against a real state."""
     add_memory("Alice keeps her climbing gear in the blue locker.", alice)
     add_memory("Bob's private note: the safe code is 4-8-15-16.", bob)
-    from engine.index.lookup import sync_pending
-
-    sync_pending()
+    drain()
 
 
 @pytest.mark.parametrize(

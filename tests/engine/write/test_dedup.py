@@ -47,6 +47,7 @@ def test_the_closest_writable_note_is_the_target_even_behind_a_foreign_one():
     assert (decision.action, decision.target, decision.similarity) == (dedup.FOLD, own.note, 0.88)
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_rephrased_fact_folds_into_the_existing_note(alice, store):  # B110
     old = add_memory("Staging uses PostgreSQL 16 on its own dedicated server.", alice, sources=["m1"])
     before = Note.objects.get(pk=old.note.pk)
@@ -62,6 +63,7 @@ def test_a_rephrased_fact_folds_into_the_existing_note(alice, store):  # B110
     assert note.revision > before.revision and note.index_dirty
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_fold_keeps_the_old_state_in_history_and_refreshes_every_derived_field(alice, store):
     old = add_memory("Bob has a golden retriever named Rex.", alice)
     add_memory("Bob has a golden retriever named Rex. Rex is four years old.", alice)
@@ -93,6 +95,7 @@ def test_a_close_shared_note_of_another_agent_is_not_overwritten(alice, bob, sto
     assert not result.note.pending_merge
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_close_shared_note_listing_the_caller_as_writer_is_folded_into(alice, bob, store):  # B111
     shared = add_memory("Staging uses PostgreSQL 16 on its own dedicated server.", alice, scope="shared")
     Note.objects.filter(pk=shared.note.pk).update(writers=["alice", "bob"])
@@ -100,6 +103,7 @@ def test_a_close_shared_note_listing_the_caller_as_writer_is_folded_into(alice, 
     assert (result.outcome, result.note.pk) == (FOLDED, shared.note.pk)
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_borderline_note_is_inserted_flagged_with_the_note_it_resembled(alice, store):  # L2.5
     staging = add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", alice)
     result = add_memory("The production database runs PostgreSQL 15.", alice)
@@ -126,6 +130,7 @@ def test_when_the_model_says_two_facts_the_new_one_is_kept_and_flagged(alice, st
     assert Note.objects.get(pk=old.note.pk).content == "Alice prefers green tea in the morning."
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_the_models_merged_text_replaces_the_content_and_is_reconstructed(alice, store, provider):
     provider.reply_json(
         {"keywords": ["Rex", "golden retriever"], "tags": ["pets"], "context": "Bob's dog.", "category": "Personal"},

@@ -34,6 +34,7 @@ def test_evolution_is_due_on_every_nth_count(count, every, due):
     assert evolution.due(count, every) is due
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_the_counter_lives_on_the_agent_and_counts_only_link_producing_writes(alice, bob, store):
     add_memory("Quarterly invoices are due on the fifth business day.", alice)  # nothing to link to
     add_memory("Caroline adopted a grey kitten called Mochi.", alice)  # links to nothing related
@@ -42,6 +43,7 @@ def test_the_counter_lives_on_the_agent_and_counts_only_link_producing_writes(al
     assert evolution.count_link_write(alice) == 2
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_evolution_runs_on_every_nth_link_producing_write(alice, store, provider, engine_config):
     engine_config(evolve_every=2)
     target = add_episodic("Caroline adopted a grey kitten called Mochi.", alice)
@@ -52,6 +54,7 @@ def test_evolution_runs_on_every_nth_link_producing_write(alice, store, provider
     assert len(provider.requests_for("evolve")) == 2
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_neighbour_update_is_applied_with_history_a_new_vector_and_a_dirty_mark(alice, store, provider, every_write):
     neighbour = add_episodic("Caroline adopted a grey kitten called Mochi.", alice)
     before = Note.objects.get(pk=neighbour.pk)
@@ -123,6 +126,7 @@ def test_evolution_never_sees_notes_the_caller_cannot_read(alice, bob, store, pr
     assert all(private.content not in p for p in prompts)
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_readable_read_only_note_is_linked_one_way_and_not_evolved(alice, bob, store, provider, every_write):  # B114
     granted = add_episodic("Caroline's kitten Mochi has a vet appointment on Friday.", alice)
     Note.objects.filter(pk=granted.pk).update(readers=["alice", "bob"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from engine.write.pipeline import add_episodic, add_memory
 from memories.models import Link, Note
 
@@ -25,6 +27,7 @@ def _offered(provider) -> list[str]:
     return UUID.findall(provider.requests_for("link")[-1].prompt)
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_related_notes_are_linked_both_ways(alice, store):
     first = add_memory("Caroline adopted a grey kitten called Mochi.", alice)
     second = add_memory("Mochi the grey kitten loves chasing laser pointers.", alice)

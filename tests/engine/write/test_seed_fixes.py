@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from engine.index.tokenize import tokenize
 from engine.llm.types import CrudOp
 from engine.retrieval.search import search
@@ -10,6 +12,7 @@ from engine.write.pipeline import FOLDED, add_episodic, add_memory
 from memories.models import Link, Note
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_a_fold_keeps_the_old_text_and_leaves_no_stale_keywords(alice, store):  # §17.5
     old = add_memory("Bob has a golden retriever named Rex.", alice)
     assert "years" not in [k.lower() for k in old.note.keywords]
