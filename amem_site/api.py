@@ -15,11 +15,13 @@ from engine.errors import (
     IndexLocked,
     IndexUnavailable,
     InvalidInput,
+    LimitExceeded,
     NotFound,
     PermissionDenied,
     QualityRejected,
 )
 from memories.agent_api import router as agent_router
+from memories.layers_api import router as layers_router
 from memories.local_api import router as local_router
 
 log = logging.getLogger("amem.api")
@@ -27,10 +29,12 @@ log = logging.getLogger("amem.api")
 api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/local/", local_router)
 api.add_router("/", agent_router)
+api.add_router("/", layers_router)
 
 # Most specific first: the first matching class decides the status.
 STATUS_FOR = [
     (QualityRejected, 422),
+    (LimitExceeded, 422),
     (InvalidInput, 400),
     (NotFound, 404),
     (PermissionDenied, 403),

@@ -206,7 +206,14 @@ AMEM = {
     "sweep_batch": env_int("AMEM_SWEEP_BATCH", 25, minimum=2),
     "nightly_cron": _cron("AMEM_NIGHTLY_CRON", env_str("AMEM_NIGHTLY_CRON", "30 2 * * *")),
     "daytime_cron": _cron("AMEM_DAYTIME_CRON", env_str("AMEM_DAYTIME_CRON", "15 * * * *")),
+    # Memory layers (docs/memory-layers.md)
+    "importance_weight": env_float("AMEM_IMPORTANCE_WEIGHT", 0.0, low=0.0),
+    "episode_idle_minutes": env_int("AMEM_EPISODE_IDLE_MINUTES", 30, minimum=1),
+    "episodes_cron": _cron("AMEM_EPISODES_CRON", env_str("AMEM_EPISODES_CRON", "*/10 * * * *")),
+    "reflection_cron": _cron("AMEM_REFLECTION_CRON", env_str("AMEM_REFLECTION_CRON", "0 4 * * *")),
 }
+# Core memory: the size limit of one block, in bytes of compact UTF-8 JSON.
+AMEM_CORE_BLOCK_LIMIT = env_int("AMEM_CORE_BLOCK_LIMIT", 3072, minimum=64)
 
 # --- LLM (resolved by engine/llm/client.py: env > AMEM_LLM > defaults) ---------------
 AMEM_LLM_ENV = env_prefixed(

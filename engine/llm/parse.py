@@ -22,6 +22,7 @@ from engine.llm.types import (
     Candidate,
     ConflictFinding,
     CrudOp,
+    FactTriple,
     EvolveResult,
     Judgement,
     MergeDecision,
@@ -212,7 +213,44 @@ def validate_note_fields(value: Any) -> NoteFields | None:
         note_type=note_type,
         topics=topics,
         confidence=confidence,
+        importance=_importance(_get(value, "importance")),
+        facts=_triples(_get(value, "facts", "triples")),
     )
+
+
+MAX_TRIPLES = 5
+
+
+def _importance(value: Any) -> int | None:
+    """1–10; a number given as text or a float is accepted, anything else is "not rated"."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    number = _int(value)
+    return None if number is None else max(1, min(10, number))
+
+
+def _triples(value: Any) -> tuple[FactTriple, ...]:
+    """[[s, r, o], …] or [{"subject", "relation", "object"}, …]; malformed entries are dropped."""
+    if not isinstance(value, list):
+        return ()
+    found: list[FactTriple] = []
+    for item in value:
+        if isinstance(item, dict):
+            parts = [_get(item, "subject"), _get(item, "relation", "predicate"), _get(item, "object")]
+        elif isinstance(item, list) and len(item) == 3:
+            parts = list(item)
+        else:
+            continue
+        texts = [_str(p, 200) for p in parts]
+        if all(texts):
+            triple = FactTriple(*texts)
+            if triple not in found:
+                found.append(triple)
+        if len(found) == MAX_TRIPLES:
+            break
+    return tuple(found)
 
 
 def link_validator(candidates: list[Candidate]) -> Callable[[Any], list[str] | None]:

@@ -24,6 +24,15 @@ Outcome = Literal["ok", "parse_error", "provider_error", "offline"]
 
 
 @dataclass(frozen=True)
+class FactTriple:
+    """subject –relation→ object, as read from a text (engine/layers/facts.py stores them)."""
+
+    subject: str
+    relation: str
+    object: str
+
+
+@dataclass(frozen=True)
 class NoteFields:
     """What note construction adds to a raw text; the default is the blank note."""
 
@@ -34,6 +43,9 @@ class NoteFields:
     note_type: str = "memory"
     topics: list[str] = field(default_factory=list)
     confidence: str = "low"
+    # Riding in the same construct call (DESIGN §9): None / () when the model gave none.
+    importance: int | None = None
+    facts: tuple[FactTriple, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from engine.config import get_config
 from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
+from engine.layers import importance
 from engine.retrieval.heat import heat_factor
 from engine.retrieval.links import note_cosine, walk_links
 from memories import access
@@ -57,6 +58,8 @@ class Pipeline:
     pool_min: int = 20
     # Drop function words from the BM25 query (documents keep them; IDF handles them there).
     query_stop_words: bool = True
+    # The forgetting-curve blend (engine/layers/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
+    importance_weight: float | None = None
 
 
 FULL = Pipeline()
@@ -188,6 +191,11 @@ def search(
     now = timezone.now()
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
     heats = {str(n.pk): heat_factor(n, now, weight) for n in candidates}
+    blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
+    if blend > 0 and candidates:
+        newest = max(n.created_at for n in candidates)
+        for n in candidates:
+            heats[str(n.pk)] *= importance.forgetting_factor(n.importance, n.created_at, newest, blend)
     order = {note_id: i for i, note_id in enumerate(fused)}
     candidates.sort(key=lambda n: (-fused[str(n.pk)] * heats[str(n.pk)], order[str(n.pk)]))
     matches = candidates[:limit]

@@ -76,6 +76,7 @@ def add_conversation(
             occurred_at=turn.occurred_at,
             scope=scope,
             context=context,
+            session=turn.session,
         )
         for turn, context in zip(turns, contexts(turns), strict=False)
     ]

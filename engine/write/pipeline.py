@@ -24,6 +24,7 @@ from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
 from engine.index import indexer
 from engine.index.embeddings import to_bytes
+from engine.layers import facts, importance
 from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
@@ -44,6 +45,8 @@ class EpisodicItem:
     # What the event answers or where it happened (e.g. the previous turn of a conversation):
     # stored as the note's context, so it is embedded and indexed with the text.
     context: str = ""
+    # The conversation session of a chat turn ("" otherwise); episodes close sessions.
+    session: str = ""
 
 
 def resolve_agent(agent: Agent | str) -> Agent:
@@ -113,10 +116,17 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
         subjects=clean_labels(item.subjects, "subjects"),
         sources=clean_labels(item.sources, "sources", limit=1000),
         created_at=item.occurred_at or timezone.now(),
+        session=_session(item.session),
         index_dirty=True,
         revision=1,
         **access_fields(agent, item.scope),
     )
+
+
+def _session(label: str) -> str:
+    if len(label) > 200:
+        raise InvalidInput("a session label may hold at most 200 characters")
+    return label
 
 
 def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None) -> list[Note]:
@@ -137,6 +147,8 @@ def embed_episodic(agent: Agent, items: Sequence[EpisodicItem]) -> list[Note]:
     vectors = emb.encode([embedding_text(n.content, context=n.context) for n in notes])
     for note, vector in zip(notes, vectors, strict=True):
         note.embedding, note.embedding_model = to_bytes(vector), emb.model_name
+        # No model on this path: the anchor classifier reuses the vector just computed.
+        note.importance = importance.rate(note.content, vector)
     return notes
 
 
@@ -281,8 +293,12 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
         **access_fields(agent, given.scope),
     )
     apply_fields(note, fields)
+    note.importance = fields.importance or importance.rate(text, vector)
+    # Triples ride in the construct call; offline (or when the model gave none) the narrow patterns.
+    triples, origin = (fields.facts, "llm") if fields.facts else (facts.extract_patterns(text, given.subjects), "offline")
     with transaction.atomic():
         note.save(force_insert=True)
+        facts.record_from_note(note, agent, triples, origin)
         linked = linking.create(note, link_plan, agent.pk, given.actor)
         NoteEvent.objects.create(
             note=note,

@@ -1,0 +1,117 @@
+"""Request and response schemas of the memory-layer routes (memories/layers_api.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from ninja import Schema
+from pydantic import Field, StrictInt, StrictStr
+
+from memories.api_schemas import In, Label, Moment
+
+
+class RecallIn(In):
+    query: str
+    token_budget: StrictInt = Field(1200, ge=64, le=32_000)
+    subject: Label | None = None
+    limit: StrictInt = Field(8, ge=1, le=50)
+
+
+class CoreOut(Schema):
+    name: str
+    subject: str
+    value: Any
+
+
+class RecallNoteOut(Schema):
+    id: str
+    content: str
+    similarity: float
+    created_at: dt.datetime
+
+
+class FactOut(Schema):
+    id: int
+    subject: str
+    relation: str
+    object: str
+    valid_from: dt.datetime | None
+    invalid_at: dt.datetime | None
+    sources: list[str] = []
+    origin: str = "manual"
+
+
+class RecallEpisodeOut(Schema):
+    id: str
+    summary: str
+    session: str
+    ended_at: dt.datetime
+
+
+class RecallOut(Schema):
+    text: str
+    tokens: int
+    token_budget: int
+    tokenizer: str
+    core: list[CoreOut]
+    notes: list[RecallNoteOut]
+    facts: list[FactOut]
+    episode: RecallEpisodeOut | None
+
+
+class BlockOut(Schema):
+    name: str
+    subject: str
+    value: Any
+    size: int
+    limit: int
+    updated_at: dt.datetime
+
+
+class BlocksOut(Schema):
+    blocks: list[BlockOut]
+
+
+class CoreEditIn(In):
+    path: StrictStr = ""
+    value: Any
+    subject: Label = ""
+
+
+class FactIn(In):
+    subject: StrictStr
+    relation: StrictStr
+    object: StrictStr
+    valid_from: Moment | None = None
+    sources: list[Label] = []
+
+
+class FactQuery(Schema):
+    entity: str
+    depth: int = Field(1, ge=1, le=3)
+    as_of: dt.datetime | None = None
+
+
+class FactsOut(Schema):
+    facts: list[FactOut]
+
+
+class EpisodeCloseIn(In):
+    session: Label = Field(min_length=1, max_length=200)
+
+
+class EpisodeClosedOut(Schema):
+    id: str
+    summary: str
+    session: str
+    turns: int
+
+
+class EpisodeOut(EpisodeClosedOut):
+    started_at: dt.datetime
+    ended_at: dt.datetime
+
+
+class EpisodesOut(Schema):
+    episodes: list[EpisodeOut]
