@@ -74,7 +74,7 @@ def add_fact(request: HttpRequest, body: FactIn):
     fact = facts.add_fact(
         _agent(request), body.subject, body.relation, body.object, valid_from=body.valid_from, sources=body.sources
     )
-    return 201, facts.as_dict(fact)
+    return facts.as_dict(fact)
 
 
 @router.get("/facts", response=FactsOut)
@@ -88,7 +88,7 @@ def query_facts(request: HttpRequest, params: Query[FactQuery]):
 def close_episode(request: HttpRequest, body: EpisodeCloseIn):
     """Close a conversation session: its summary note, linked to the turns it covers."""
     episode = episodes.close(_agent(request), body.session)
-    return 201, episodes.as_dict(episode)
+    return episodes.as_dict(episode)
 
 
 @router.get("/episodes", response=EpisodesOut)

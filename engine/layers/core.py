@@ -168,7 +168,9 @@ def _change(agent: Agent, name: str, subject: str | None, action: str, path: str
     return block
 
 
-def replace(agent: Agent, name: str, path: str, value: Any, *, subject: str | None = None, actor: str = "") -> CoreBlock:
+def replace(
+    agent: Agent, name: str, path: str, value: Any, *, subject: str | None = None, actor: str = ""
+) -> CoreBlock:
     """Set ``value`` at ``path`` of block ``name`` (created empty if new)."""
     parse_path(path)
     return _change(agent, name, subject, "replace", path, lambda v: with_replaced(v, path, value), actor or agent.pk)

@@ -34,14 +34,57 @@ MAX_RANKED = 2000
 _DECISION_RE = re.compile(
     r"\b(decided|decide|agreed|agree|will|going to|plan to|chose|choose|let's|we'll|I'll)\b|决定|同意|打算", re.I
 )
-_OPEN_RE = re.compile(r"\?$|？$|\b(todo|need to|needs to|should|must|remember to|follow up|not yet|pending)\b|待|需要", re.I)
-_POSITIVE = frozenset("great good glad happy love thanks thank excited awesome nice perfect wonderful 好 开心 谢谢 喜欢".split())
-_NEGATIVE = frozenset("bad sad angry upset worried annoyed problem sorry tired hate frustrated 难过 生气 担心 烦".split())
+_OPEN_RE = re.compile(
+    r"\?$|？$|\b(todo|need to|needs to|should|must|remember to|follow up|not yet|pending)\b|待|需要", re.I
+)
+_POSITIVE = frozenset(
+    [
+        "great",
+        "good",
+        "glad",
+        "happy",
+        "love",
+        "thanks",
+        "thank",
+        "excited",
+        "awesome",
+        "nice",
+        "perfect",
+        "wonderful",
+        "好",
+        "开心",
+        "谢谢",
+        "喜欢",
+    ]
+)
+_NEGATIVE = frozenset(
+    [
+        "bad",
+        "sad",
+        "angry",
+        "upset",
+        "worried",
+        "annoyed",
+        "problem",
+        "sorry",
+        "tired",
+        "hate",
+        "frustrated",
+        "难过",
+        "生气",
+        "担心",
+        "烦",
+    ]
+)
 
 
 def open_turns(agent: Agent, session: str) -> list[Note]:
     """The session's turns not yet covered by an episode, oldest first."""
-    covered = {t for ids in Episode.objects.filter(agent_id=agent.pk, session=session).values_list("turn_ids", flat=True) for t in ids}
+    covered = {
+        t
+        for ids in Episode.objects.filter(agent_id=agent.pk, session=session).values_list("turn_ids", flat=True)
+        for t in ids
+    }
     turns = Note.objects.filter(owner=agent.pk, session=session, is_active=True, layer="").order_by("created_at", "pk")
     return [n for n in turns if str(n.pk) not in covered]
 
@@ -77,10 +120,12 @@ def close(agent: Agent, session: str, *, closed_by: str = "explicit", actor: str
     text = summarise(session, turns)
     subjects = list(dict.fromkeys(s for t in turns for s in (t.subjects or [])))
     ended = max(t.created_at for t in turns)
-    item = EpisodicItem(text, subjects=subjects[:50], occurred_at=ended, context=f"episode summary of session {session}")
+    item = EpisodicItem(
+        text, subjects=subjects[:50], occurred_at=ended, context=f"episode summary of session {session}"
+    )
     [note] = embed_episodic(agent, [item])
     note.layer, note.session = "episode", session
-    note.importance = max(note.importance or 0, max((t.importance or 0) for t in turns)) or note.importance
+    note.importance = max(note.importance or 0, *(t.importance or 0 for t in turns)) or note.importance
     with transaction.atomic():
         store_episodic(agent, [note], actor=actor or agent.pk, path="episode")
         episode = Episode.objects.create(

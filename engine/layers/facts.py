@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 
 from django.db import transaction
@@ -89,8 +90,12 @@ def add_fact(
 ) -> Fact:
     """Record a fact; an identical current fact is returned (with the new sources added)."""
     triple = check_triple(subject, relation, obj)
-    source_ids = [str(n.pk) for n in access.visible_notes(agent, list(sources))]
-    if len(source_ids) != len({str(s) for s in sources}):
+    try:
+        wanted = list(dict.fromkeys(str(uuid.UUID(str(s))) for s in sources))
+    except ValueError:
+        raise InvalidInput("sources must be ids of notes this agent can read") from None
+    source_ids = [str(n.pk) for n in access.visible_notes(agent, wanted)]
+    if len(source_ids) != len(wanted):
         raise InvalidInput("sources must be ids of notes this agent can read")
     with transaction.atomic():
         return _record(agent, triple, valid_from or timezone.now(), source_ids, origin)
@@ -147,7 +152,9 @@ def record_from_note(note: Note, agent: Agent, triples: Iterable[Triple], origin
 def valid_at(as_of: dt.datetime | None) -> Q:
     if as_of is None:
         return Q(invalid_at__isnull=True)
-    return (Q(valid_from__isnull=True) | Q(valid_from__lte=as_of)) & (Q(invalid_at__isnull=True) | Q(invalid_at__gt=as_of))
+    return (Q(valid_from__isnull=True) | Q(valid_from__lte=as_of)) & (
+        Q(invalid_at__isnull=True) | Q(invalid_at__gt=as_of)
+    )
 
 
 def graph_query(agent: Agent, entity: str, *, depth: int = 1, as_of: dt.datetime | None = None) -> list[Fact]:

@@ -48,11 +48,15 @@ JOB_MODULES: dict[str, str] = {
     "consolidation": "engine.maintenance.consolidation",
     "contradiction_sweep": "engine.maintenance.contradiction",
     "quality_scan": "engine.maintenance.quality",
+    "episode_close": "engine.maintenance.episodes",
+    "reflection": "engine.maintenance.reflection",
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
     "nightly": ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan"),
     "daytime": ("pending_merge", "same_day_merge"),
+    "episodes": ("episode_close",),
+    "reflection": ("reflection",),
 }
 FAILED_CALL = ("provider_error", "parse_error")
 MAX_POLL_S = 60.0
@@ -282,7 +286,7 @@ def run_sequence(name: str, *, sleep: Callable[[float], None] = time.sleep, gate
     row = JobRun.objects.create(job=name)
     gate = gate or Gate(cfg.idle_seconds)
     # Daytime runs never wait: if the service is busy they try again at the next slot.
-    max_wait = cfg.idle_max_wait_minutes * 60 if name == "nightly" else 0
+    max_wait = cfg.idle_max_wait_minutes * 60 if name in ("nightly", "reflection") else 0
     try:
         summary = run_jobs(jobs, gate=gate, max_wait_s=max_wait, max_stops=cfg.idle_max_stops, sleep=sleep)
     except Exception as exc:

@@ -42,6 +42,8 @@ def declared() -> list[Declared]:
             "pending merges, consolidation, contradiction sweep, quality scan",
         ),
         Declared(f"{PREFIX}daytime", f"{TASKS}daytime", cfg.daytime_cron, "pending merges, same-day merge"),
+        Declared(f"{PREFIX}episodes", f"{TASKS}episodes", cfg.episodes_cron, "close idle conversation sessions"),
+        Declared(f"{PREFIX}reflection", f"{TASKS}reflection", cfg.reflection_cron, "reflection notes per agent"),
     ]
 
 

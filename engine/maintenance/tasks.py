@@ -15,5 +15,15 @@ def daytime() -> dict:
     return _summary(runner.run_sequence("daytime"))
 
 
+def episodes() -> dict:
+    """Every few minutes: close conversation sessions idle for AMEM_EPISODE_IDLE_MINUTES."""
+    return _summary(runner.run_sequence("episodes"))
+
+
+def reflection() -> dict:
+    """Daily, idle-gated: a reflection note per agent that wrote since its last one."""
+    return _summary(runner.run_sequence("reflection"))
+
+
 def _summary(row) -> dict:
     return {"job": row.job, "outcome": row.outcome, "counts": row.counts, "detail": row.detail}

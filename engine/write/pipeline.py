@@ -295,7 +295,9 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
     apply_fields(note, fields)
     note.importance = fields.importance or importance.rate(text, vector)
     # Triples ride in the construct call; offline (or when the model gave none) the narrow patterns.
-    triples, origin = (fields.facts, "llm") if fields.facts else (facts.extract_patterns(text, given.subjects), "offline")
+    triples, origin = (
+        (fields.facts, "llm") if fields.facts else (facts.extract_patterns(text, given.subjects), "offline")
+    )
     with transaction.atomic():
         note.save(force_insert=True)
         facts.record_from_note(note, agent, triples, origin)

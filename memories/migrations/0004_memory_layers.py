@@ -6,108 +6,178 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0003_note_merge_checked_revision'),
+        ("memories", "0003_note_merge_checked_revision"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='note',
-            name='importance',
+            model_name="note",
+            name="importance",
             field=models.PositiveSmallIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='note',
-            name='layer',
+            model_name="note",
+            name="layer",
             field=models.CharField(blank=True, db_index=True, max_length=20),
         ),
         migrations.AddField(
-            model_name='note',
-            name='session',
+            model_name="note",
+            name="session",
             field=models.CharField(blank=True, db_index=True, max_length=200),
         ),
         migrations.AlterField(
-            model_name='noteevent',
-            name='action',
-            field=models.CharField(choices=[('create', 'create'), ('fold', 'fold'), ('update_neighbor', 'update_neighbor'), ('strengthen', 'strengthen'), ('link', 'link'), ('consolidate', 'consolidate'), ('crud_update', 'crud_update'), ('retire', 'retire'), ('restore', 'restore'), ('flag', 'flag'), ('review', 'review'), ('admin_edit', 'admin_edit'), ('import', 'import'), ('episode', 'episode'), ('reflection', 'reflection')], max_length=20),
+            model_name="noteevent",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("create", "create"),
+                    ("fold", "fold"),
+                    ("update_neighbor", "update_neighbor"),
+                    ("strengthen", "strengthen"),
+                    ("link", "link"),
+                    ("consolidate", "consolidate"),
+                    ("crud_update", "crud_update"),
+                    ("retire", "retire"),
+                    ("restore", "restore"),
+                    ("flag", "flag"),
+                    ("review", "review"),
+                    ("admin_edit", "admin_edit"),
+                    ("import", "import"),
+                    ("episode", "episode"),
+                    ("reflection", "reflection"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.CreateModel(
-            name='CoreBlock',
+            name="CoreBlock",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('subject', models.CharField(blank=True, default='', max_length=200)),
-                ('name', models.CharField(max_length=64)),
-                ('value', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='core_blocks', to='memories.agent')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("subject", models.CharField(blank=True, default="", max_length=200)),
+                ("name", models.CharField(max_length=64)),
+                ("value", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="core_blocks", to="memories.agent"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['agent_id', 'subject', 'name'],
+                "ordering": ["agent_id", "subject", "name"],
             },
         ),
         migrations.CreateModel(
-            name='CoreEvent',
+            name="CoreEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('action', models.CharField(choices=[('replace', 'replace'), ('append', 'append'), ('undo', 'undo'), ('review_edit', 'review_edit'), ('import', 'import')], max_length=20)),
-                ('path', models.CharField(blank=True, max_length=300)),
-                ('before', models.JSONField(blank=True, default=dict)),
-                ('after', models.JSONField(blank=True, default=dict)),
-                ('actor', models.CharField(max_length=100)),
-                ('created_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ('block', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='events', to='memories.coreblock')),
-                ('undone_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='memories.coreevent')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[
+                            ("replace", "replace"),
+                            ("append", "append"),
+                            ("undo", "undo"),
+                            ("review_edit", "review_edit"),
+                            ("import", "import"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("path", models.CharField(blank=True, max_length=300)),
+                ("before", models.JSONField(blank=True, default=dict)),
+                ("after", models.JSONField(blank=True, default=dict)),
+                ("actor", models.CharField(max_length=100)),
+                ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                (
+                    "block",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="events", to="memories.coreblock"
+                    ),
+                ),
+                (
+                    "undone_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="memories.coreevent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Episode',
+            name="Episode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('agent_id', models.CharField(db_index=True, max_length=64)),
-                ('session', models.CharField(max_length=200)),
-                ('turn_ids', models.JSONField(blank=True, default=list)),
-                ('started_at', models.DateTimeField()),
-                ('ended_at', models.DateTimeField(db_index=True)),
-                ('closed_by', models.CharField(default='explicit', max_length=20)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('note', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='episode', to='memories.note')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("agent_id", models.CharField(db_index=True, max_length=64)),
+                ("session", models.CharField(max_length=200)),
+                ("turn_ids", models.JSONField(blank=True, default=list)),
+                ("started_at", models.DateTimeField()),
+                ("ended_at", models.DateTimeField(db_index=True)),
+                ("closed_by", models.CharField(default="explicit", max_length=20)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "note",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="episode", to="memories.note"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-ended_at', '-id'],
+                "ordering": ["-ended_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='Fact',
+            name="Fact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('agent_id', models.CharField(db_index=True, max_length=64)),
-                ('subject', models.CharField(max_length=200)),
-                ('relation', models.CharField(max_length=64)),
-                ('object', models.CharField(max_length=200)),
-                ('subject_key', models.CharField(db_index=True, editable=False, max_length=200)),
-                ('object_key', models.CharField(db_index=True, editable=False, max_length=200)),
-                ('valid_from', models.DateTimeField(blank=True, null=True)),
-                ('invalid_at', models.DateTimeField(blank=True, db_index=True, null=True)),
-                ('sources', models.JSONField(blank=True, default=list)),
-                ('origin', models.CharField(choices=[('llm', 'llm'), ('offline', 'offline'), ('manual', 'manual'), ('import', 'import')], default='manual', max_length=10)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('superseded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='memories.fact')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("agent_id", models.CharField(db_index=True, max_length=64)),
+                ("subject", models.CharField(max_length=200)),
+                ("relation", models.CharField(max_length=64)),
+                ("object", models.CharField(max_length=200)),
+                ("subject_key", models.CharField(db_index=True, editable=False, max_length=200)),
+                ("object_key", models.CharField(db_index=True, editable=False, max_length=200)),
+                ("valid_from", models.DateTimeField(blank=True, null=True)),
+                ("invalid_at", models.DateTimeField(blank=True, db_index=True, null=True)),
+                ("sources", models.JSONField(blank=True, default=list)),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("llm", "llm"), ("offline", "offline"), ("manual", "manual"), ("import", "import")],
+                        default="manual",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "superseded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="memories.fact",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='coreblock',
-            constraint=models.UniqueConstraint(fields=('agent', 'subject', 'name'), name='core_block_unique_name'),
+            model_name="coreblock",
+            constraint=models.UniqueConstraint(fields=("agent", "subject", "name"), name="core_block_unique_name"),
         ),
         migrations.AddIndex(
-            model_name='fact',
-            index=models.Index(fields=['agent_id', 'subject_key', 'relation'], name='fact_agent_subject_idx'),
+            model_name="fact",
+            index=models.Index(fields=["agent_id", "subject_key", "relation"], name="fact_agent_subject_idx"),
         ),
     ]
