@@ -1,0 +1,65 @@
+"""The recall bundle: core memory first, never over budget, nothing of another agent's."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.layers import tokens
+
+NOTES = [
+    "Alex moved to Lisbon in May and loves the tram rides.",
+    "Alex is allergic to peanuts; never suggest satay.",
+    "The quarterly report for Acme is due on the 15th.",
+    "Alex prefers morning meetings before ten o'clock.",
+    "Alex's sister Maria lives in Porto and visits monthly.",
+]
+
+
+@pytest.fixture
+def alice_memory(as_alice, store):
+    as_alice.post("/core/persona/replace", {"path": "", "value": {"name": "Ada", "tone": "warm"}})
+    as_alice.post("/core/user/replace", {"path": "diet", "value": "no peanuts", "subject": "alex"})
+    for text in NOTES:
+        as_alice.post("/memories", {"text": text})
+    as_alice.post("/facts", {"subject": "Alex", "relation": "lives_in", "object": "Lisbon"})
+    as_alice.post("/conversations", {"turns": [{"text": "We agreed to meet Alex on Friday at nine.", "session": "s1"}]})
+    as_alice.post("/episodes/close", {"session": "s1"})
+    return as_alice
+
+
+def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
+    r = alice_memory.post("/recall", {"query": "Where does Alex live and what can he eat?", "subject": "alex"})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    text = body["text"]
+    assert text.startswith("# Core memory\n[persona] ")
+    assert '[user @alex] {"diet":"no peanuts"}' in text
+    assert text.index("# Core memory") < text.index("# Relevant notes") < text.index("# Facts")
+    assert "# Latest episode (session s1" in text
+    assert [c["name"] for c in body["core"]] == ["persona", "user"]
+    assert any("Lisbon" in n["content"] for n in body["notes"])
+    assert ("Alex", "lives_in", "Lisbon") in [(f["subject"], f["relation"], f["object"]) for f in body["facts"]]
+    assert body["episode"]["session"] == "s1"
+    assert body["tokens"] == tokens.count(text) <= body["token_budget"] == 1200
+    assert body["tokenizer"] == tokens.NAME
+
+
+@pytest.mark.parametrize("budget", [64, 80, 120, 200, 400])
+def test_bundle_never_exceeds_its_budget_and_keeps_core_first(alice_memory, budget):
+    alice_memory.post("/core/notes/replace", {"path": "", "value": {"long": "word " * 500}})
+    body = alice_memory.post("/recall", {"query": "Alex Lisbon peanuts report", "token_budget": budget}).json()
+    assert tokens.count(body["text"]) == body["tokens"] <= budget
+    assert body["text"].startswith("# Core memory\n[")
+    assert body["core"]
+
+
+def test_budget_out_of_range_is_400(as_alice):
+    assert as_alice.post("/recall", {"query": "x", "token_budget": 10}).status_code == 400
+    assert as_alice.post("/recall", {"query": "x", "token_budget": 40000}).status_code == 400
+
+
+def test_another_agents_layers_never_reach_the_bundle(alice_memory, as_bob):
+    body = as_bob.post("/recall", {"query": "Alex Lisbon peanuts Friday", "subject": "alex"}).json()
+    assert (body["core"], body["notes"], body["facts"], body["episode"]) == ([], [], [], None)
+    for secret in ("Ada", "Lisbon", "peanuts", "Friday"):
+        assert secret not in body["text"]
