@@ -52,7 +52,7 @@ def test_a_write_stays_within_three_calls_and_1200_tokens(as_alice, provider, st
     for calls, used in ((calls1, used1), (calls2, used2)):
         assert len(calls) <= 3, [c.role for c in calls]
         assert used <= 1200, used
-        assert [c.role for c in calls][0] == "construct"
+        assert next(c.role for c in calls) == "construct"
         assert "importance" not in {c.role for c in calls} and "facts" not in {c.role for c in calls}
     # Importance and triples came from the construct reply, not an extra call.
     assert Note.objects.get(pk=first).importance == 7
@@ -67,7 +67,7 @@ def test_a_write_stays_within_three_calls_and_1200_tokens(as_alice, provider, st
 
 def test_without_importance_from_the_model_the_offline_rating_fills_in(as_alice, provider, store):
     reply = {k: v for k, v in CONSTRUCT_1.items() if k not in ("importance", "facts")}
-    note_id, calls, _ = _write(as_alice, provider, "I live in Munich. I work at Siemens as an engineer.", reply)
+    note_id, _calls, _ = _write(as_alice, provider, "I live in Munich. I work at Siemens as an engineer.", reply)
     assert 1 <= Note.objects.get(pk=note_id).importance <= 10
     # No triples from the model: the offline patterns step in, labelled as such.
     assert {(f.relation, f.object, f.origin) for f in Fact.objects.all()} == {
