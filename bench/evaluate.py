@@ -59,7 +59,7 @@ class Variant:
     matches_for: Callable[[int], int] = lambda k: k
 
 
-def variants(base: Pipeline = FULL, *, link_share: bool = False) -> list[Variant]:
+def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: Sequence[float] = ()) -> list[Variant]:
     """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
     the "probes heat" row, which shows what accumulated heat does to the ranking."""
     plain = replace(base, heat_boost=False)
@@ -70,6 +70,10 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False) -> list[Variant
         Variant("full", "full pipeline", base, links=True),
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
     ]
+    for weight in blend_weights:
+        # The forgetting-curve blend (engine/layers/importance.py) on top of the full pipeline.
+        blended = replace(base, importance_weight=weight)
+        rows.append(Variant(f"blend{weight:g}", f"full + importance blend w={weight:g}", blended, links=True))
     if link_share:
         # Links only count if they get slots: up to half of k (at most 8) goes to them.
         rows.append(Variant("share", "full, k/2 matches + links", base, links=True, matches_for=_link_share))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import httpx
 from mcp.server.mcpserver import MCPServer
@@ -165,7 +165,73 @@ def build_server(api: AmemApi) -> MCPServer:
         """How many memories this agent can read."""
         return await api.call("GET", "/memories/count")
 
+    # --- memory layers (docs/memory-layers.md) ---------------------------------------
+
+    @server.tool()
+    async def recall(query: str, token_budget: int | None = None, subject: str | None = None) -> dict:
+        """What to know right now: core memory, relevant notes and facts, the latest episode, packed
+        into token_budget tokens ("text" is ready to prepend to a prompt)."""
+        return await api.call("POST", "/recall", _given(query=query, token_budget=token_budget, subject=subject))
+
+    @server.tool()
+    async def core_memory_read(name: str | None = None, subject: str | None = None) -> dict:
+        """Core memory blocks (all, or the one called name); subject: the person a block is about."""
+        query = _query(subject=subject)
+        if name is None:
+            return await api.call("GET", f"/core{query}")
+        return await api.call("GET", f"/core/{_block(name)}{query}")
+
+    @server.tool()
+    async def core_memory_replace(name: str, path: str, value: Any, subject: str | None = None) -> dict:
+        """Set the value at a dot path of a core block ("a.b.0"; "" = the whole block). Size-limited."""
+        body = _given(path=path, value=value, subject=subject)
+        body["value"] = value  # null is a value here
+        return await api.call("POST", f"/core/{_block(name)}/replace", body)
+
+    @server.tool()
+    async def core_memory_append(name: str, path: str, value: Any, subject: str | None = None) -> dict:
+        """Append a value to the list at a dot path of a core block (a missing key becomes a list)."""
+        body = _given(path=path, value=value, subject=subject)
+        body["value"] = value
+        return await api.call("POST", f"/core/{_block(name)}/append", body)
+
+    @server.tool()
+    async def graph_query(entity: str, depth: int | None = None, as_of: str | None = None) -> dict:
+        """Facts (subject, relation, object, validity) within depth hops (1–3) of entity, now or as_of (ISO)."""
+        return await api.call("GET", f"/facts{_query(entity=entity, depth=depth, as_of=as_of)}")
+
+    @server.tool()
+    async def graph_add(
+        subject: str, relation: str, object: str, valid_from: str | None = None, sources: list[str] | None = None
+    ) -> dict:
+        """Record a fact; a contradicting current one (lives_in, works_at, …) is closed, not deleted."""
+        body = _given(subject=subject, relation=relation, object=object, valid_from=valid_from, sources=sources)
+        return await api.call("POST", "/facts", body)
+
+    @server.tool()
+    async def episode_recall(query: str | None = None, limit: int | None = None) -> dict:
+        """Session summaries: by topic (query) or the most recent ones."""
+        return await api.call("GET", f"/episodes{_query(query=query, limit=limit)}")
+
+    @server.tool()
+    async def episode_close(session: str) -> dict:
+        """Close a conversation session now: writes its summary (decisions, open items, topics, mood)."""
+        return await api.call("POST", "/episodes/close", {"session": session})
+
     return server
+
+
+def _query(**params: Any) -> str:
+    given = {k: v for k, v in params.items() if v is not None and v != ""}
+    return f"?{urlencode(given)}" if given else ""
+
+
+def _block(name: str) -> str:
+    """A block name goes into the URL path: the server's own rule, checked before a request is made."""
+    cleaned = name.strip()
+    if not cleaned or not all(ch.isalnum() or ch in "-_" for ch in cleaned):
+        raise ToolError(f"{name!r} is not a core memory block name")
+    return cleaned
 
 
 def _id(memory_id: str) -> str:

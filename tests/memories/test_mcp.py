@@ -28,6 +28,14 @@ TOOLS = {
     "memory_forget",
     "memory_process_turn",
     "memory_count",
+    "recall",
+    "core_memory_read",
+    "core_memory_replace",
+    "core_memory_append",
+    "graph_query",
+    "graph_add",
+    "episode_recall",
+    "episode_close",
 }
 
 
@@ -194,3 +202,44 @@ def test_omitted_arguments_are_not_sent_so_the_server_defaults_apply():
 
     assert not anyio.run(scenario).is_error
     assert bodies == [{"query": "bike"}]
+
+
+def test_the_layer_tools_call_the_contract_routes():
+    seen: list[tuple[str, str, object]] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content) if request.content else None
+        seen.append((request.method, str(request.url).removeprefix("http://127.0.0.1:8000/api/v1"), body))
+        return httpx.Response(200, json={})
+
+    server = build_server(AmemApi("http://127.0.0.1:8000", "key", transport=httpx.MockTransport(record)))
+    calls = [
+        ("recall", {"query": "tea", "token_budget": 300}),
+        ("core_memory_read", {}),
+        ("core_memory_read", {"name": "user", "subject": "alex"}),
+        ("core_memory_replace", {"name": "user", "path": "a.b", "value": None}),
+        ("core_memory_append", {"name": "user", "path": "likes", "value": "tea", "subject": "alex"}),
+        ("graph_query", {"entity": "Alex Smith", "depth": 2}),
+        ("graph_add", {"subject": "Alex", "relation": "lives_in", "object": "Lisbon"}),
+        ("episode_recall", {"limit": 3}),
+        ("episode_close", {"session": "s1"}),
+        ("core_memory_read", {"name": "../memories"}),
+    ]
+
+    async def scenario():
+        async with Client(server) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    results = anyio.run(scenario)
+    assert [r.is_error for r in results] == [False] * 9 + [True]
+    assert seen == [
+        ("POST", "/recall", {"query": "tea", "token_budget": 300}),
+        ("GET", "/core", None),
+        ("GET", "/core/user?subject=alex", None),
+        ("POST", "/core/user/replace", {"path": "a.b", "value": None}),
+        ("POST", "/core/user/append", {"path": "likes", "value": "tea", "subject": "alex"}),
+        ("GET", "/facts?entity=Alex+Smith&depth=2", None),
+        ("POST", "/facts", {"subject": "Alex", "relation": "lives_in", "object": "Lisbon"}),
+        ("GET", "/episodes?limit=3", None),
+        ("POST", "/episodes/close", {"session": "s1"}),
+    ]

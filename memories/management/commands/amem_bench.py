@@ -47,6 +47,11 @@ class Command(AmemCommand):
         parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
         parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heat,share")
+        parser.add_argument(
+            "--importance-weights",
+            default="",
+            help="comma-separated weights: add a 'full + importance blend' row per weight (e.g. 0.5,2)",
+        )
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
         parser.add_argument(
             "--sessions",
@@ -87,8 +92,10 @@ class Command(AmemCommand):
             pool_min=options["pool_min"],
             query_stop_words=not options["keep_query_stop_words"],
         )
-        rows = variants(base, link_share=self._path(options) == "conversation")
+        weights = [float(w) for w in options["importance_weights"].split(",") if w.strip()]
+        rows = variants(base, link_share=self._path(options) == "conversation", blend_weights=weights)
         only = [k for k in options["only"].split(",") if k]
+        only += [f"blend{w:g}" for w in weights] if only else []
         return [v for v in rows if v.key in only] if only else rows
 
     @staticmethod
