@@ -10,7 +10,20 @@ from django.contrib import admin, messages
 from django.utils import timezone
 
 from engine.index import indexer
-from memories.models import Agent, ApiKey, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
+from memories.models import (
+    Agent,
+    ApiKey,
+    ConflictPair,
+    CoreBlock,
+    CoreEvent,
+    Episode,
+    Fact,
+    JobRun,
+    Link,
+    LlmCall,
+    Note,
+    NoteEvent,
+)
 
 # Fields whose change must reach the index (its payload or its vectors).
 INDEXED_FIELDS = (
@@ -186,3 +199,46 @@ class JobRunAdmin(admin.ModelAdmin):
 class LlmCallAdmin(admin.ModelAdmin):
     list_display = ("role", "tier", "model", "tokens_in", "tokens_out", "latency_ms", "outcome", "created_at")
     list_filter = ("role", "tier", "outcome")
+
+
+# --- memory layers (docs/memory-layers.md) ------------------------------------------------
+
+
+class CoreEventInline(admin.TabularInline):
+    model = CoreEvent
+    extra = 0
+    fields = ("created_at", "action", "path", "actor", "before", "after", "undone_by")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # history is written by the engine only
+
+
+@admin.register(CoreBlock)
+class CoreBlockAdmin(admin.ModelAdmin):
+    """Blocks are read here; edits go through the review app's core-memory page, which keeps the history."""
+
+    list_display = ("agent", "subject", "name", "updated_at")
+    list_filter = ("agent",)
+    search_fields = ("name", "subject")
+    readonly_fields = ("agent", "subject", "name", "value", "created_at", "updated_at")
+    inlines = [CoreEventInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Fact)
+class FactAdmin(admin.ModelAdmin):
+    list_display = ("agent_id", "subject", "relation", "object", "valid_from", "invalid_at", "origin")
+    list_filter = ("origin", "relation")
+    search_fields = ("subject", "object", "agent_id")
+    readonly_fields = ("agent_id", "sources", "origin", "superseded_by", "created_at", "subject_key", "object_key")
+
+
+@admin.register(Episode)
+class EpisodeAdmin(admin.ModelAdmin):
+    list_display = ("agent_id", "session", "ended_at", "closed_by")
+    search_fields = ("agent_id", "session")
+    readonly_fields = ("agent_id", "session", "note", "turn_ids", "started_at", "ended_at", "closed_by", "created_at")

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from review.views import posts, screens
+from review.views import core_memory, posts, screens
 
 app_name = "review"
 
@@ -24,4 +24,7 @@ urlpatterns = [
     path("queues/conflicts/", screens.conflicts, name="conflicts"),
     path("conflicts/<int:pair_id>/<str:choice>/", posts.conflict_action, name="conflict"),
     path("queues/quality/", screens.quality, name="quality"),
+    path("agents/<str:agent_id>/core/", core_memory.page, name="core"),
+    path("core/<int:block_id>/edit/", core_memory.edit, name="core-edit"),
+    path("core/events/<int:event_id>/undo/", core_memory.undo, name="core-undo"),
 ]

@@ -184,10 +184,22 @@ def graph_query(agent: Agent, entity: str, *, depth: int = 1, as_of: dt.datetime
 
 
 def facts_of_notes(agent: Agent, note_ids: Sequence[str]) -> list[Fact]:
-    """Every fact (current or closed) read from these notes, oldest first."""
+    """Every fact (current or closed) of ``agent`` read from these notes, oldest first."""
+    return facts_of_notes_for(agent.pk, note_ids)
+
+
+def facts_of_notes_for(agent_id: str, note_ids: Sequence[str]) -> list[Fact]:
     wanted = {str(i) for i in note_ids}
-    rows = Fact.objects.filter(agent_id=agent.pk).order_by("created_at", "pk")
+    if not wanted:
+        return []
+    # Source lists are JSON (no portable containment query): narrow by agent, then check here.
+    rows = Fact.objects.filter(agent_id=agent_id).order_by("created_at", "pk")
     return [f for f in rows if wanted & set(f.sources)]
+
+
+def citing(note: Note) -> list[Fact]:
+    """Facts (current or closed) of the note's owner read from this note: the review page's list."""
+    return facts_of_notes_for(note.owner, [str(note.pk)])
 
 
 def mentioned_in(agent: Agent, text: str, *, limit: int = 20) -> list[Fact]:

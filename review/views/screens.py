@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 
 from engine.config import get_config
 from engine.errors import AmemError
+from engine.layers import facts
 from engine.retrieval.search import search
 from memories.models import Agent, ConflictPair, JobRun, Link, Note, NoteEvent
 from review import access
@@ -141,6 +142,7 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
         "history": history,
         "candidate": candidate,
         "min_chars": get_config().quality_min_chars,
+        "note_facts": facts.citing(note),
         **extra,
     }
 
