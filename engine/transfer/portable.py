@@ -1,7 +1,10 @@
-"""Lossless export and restore of an agent's memory: notes, links, history, access fields.
+"""Lossless export and restore of an agent's memory: notes, links, history, access fields, memory layers.
 
 One JSON object per line. The first line is the header ``{"type": "amem-export",
-"version": 1, "agent": {...}}``; then ``note``, ``link`` and ``event`` lines.
+"version": 1, "agent": {...}}``; then ``note``, ``link`` and ``event`` lines, then the
+memory layers: ``core_block`` (with its ``events`` inside, ``undone_by`` as an index
+into them), ``fact`` (its database id kept only to rebuild ``superseded_by``) and
+``episode`` lines.
 Every concrete field is written; only the index state (``index_dirty``,
 ``indexed_at``) is not, because the index is derived: restored notes are
 dirty and the indexer rebuilds their points. Restoring is not writing new
@@ -22,7 +25,7 @@ from typing import Any, TypeVar
 from django.db import models, transaction
 from django.db.models import Q
 
-from memories.models import SHARED_AGENT, Agent, Link, Note, NoteEvent
+from memories.models import SHARED_AGENT, Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent
 
 FORMAT = "amem-export"
 VERSION = 1
@@ -92,6 +95,27 @@ def export_lines(agent: Agent) -> Iterator[str]:
         yield _line({"type": "link", **row(link, SURROGATE)})
     for event in NoteEvent.objects.filter(note_id__in=ids).order_by("note_id", "created_at", "id"):
         yield _line({"type": "event", **row(event, SURROGATE)})
+    yield from _layer_lines(agent)
+
+
+def _layer_lines(agent: Agent) -> Iterator[str]:
+    for block in CoreBlock.objects.filter(agent=agent).order_by("subject", "name"):
+        events = list(block.events.order_by("created_at", "id"))
+        position = {e.pk: i for i, e in enumerate(events)}
+        rows = []
+        for event in events:
+            data = row(event, ("id", "block", "undone_by"))
+            data["undone_by"] = position.get(event.undone_by_id)
+            rows.append(data)
+        yield _line({"type": "core_block", **row(block, ("id",)), "events": rows})
+    facts = list(Fact.objects.filter(agent_id=agent.pk).order_by("created_at", "id"))
+    position = {f.pk: i for i, f in enumerate(facts)}
+    for fact in facts:
+        data = row(fact, ("id", "superseded_by"))
+        data["superseded_by"] = position.get(fact.superseded_by_id)
+        yield _line({"type": "fact", **data})
+    for episode in Episode.objects.filter(agent_id=agent.pk).order_by("ended_at", "id"):
+        yield _line({"type": "episode", **row(episode, SURROGATE)})
 
 
 def _line(value: dict[str, Any]) -> str:
@@ -115,6 +139,9 @@ class RestoreResult:
     notes: int = 0
     links: int = 0
     events: int = 0
+    core_blocks: int = 0
+    facts: int = 0
+    episodes: int = 0
     existing: int = 0  # notes already present (skipped, with their links and events)
     dangling: int = 0  # links or references to notes in no restored file
     note_ids: list[uuid.UUID] = field(default_factory=list)
@@ -126,6 +153,7 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
     notes: list[dict[str, Any]] = []
     links: list[Link] = []
     events: list[NoteEvent] = []
+    layers: dict[str, list[dict[str, Any]]] = {"core_block": [], "fact": [], "episode": []}
     for lines in lines_per_file:
         for number, raw in enumerate(lines, start=1):
             if not raw.strip():
@@ -143,6 +171,8 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
                 links.append(build(Link, item, SURROGATE))
             elif kind == "event":
                 events.append(build(NoteEvent, item, SURROGATE))
+            elif kind in layers:
+                layers[kind].append(item)
             else:
                 raise ValueError(f"line {number} has unknown type {kind!r}")
     result = RestoreResult()
@@ -162,7 +192,75 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
         fresh_events = [e for e in events if e.note_id in restored]
         NoteEvent.objects.bulk_create(fresh_events, batch_size=500)
         result.events = len(fresh_events)
+        _restore_core(layers["core_block"], result)
+        _restore_facts(layers["fact"], result)
+        _restore_episodes(layers["episode"], result)
     return result
+
+
+def _restore_core(items: list[dict[str, Any]], result: RestoreResult) -> None:
+    for item in items:
+        event_rows = item.pop("events", [])
+        block = build(CoreBlock, item, ("id",))
+        if CoreBlock.objects.filter(agent_id=block.agent_id, subject=block.subject, name=block.name).exists():
+            continue  # restoring twice changes nothing
+        block.save(force_insert=True)
+        saved = [build(CoreEvent, {**data, "block_id": block.pk}, ("id", "undone_by")) for data in event_rows]
+        CoreEvent.objects.bulk_create(saved)
+        saved = list(block.events.order_by("created_at", "id"))
+        for event, data in zip(saved, event_rows, strict=True):
+            if data.get("undone_by") is not None:
+                event.undone_by = saved[data["undone_by"]]
+                event.save(update_fields=["undone_by"])
+        result.core_blocks += 1
+
+
+def _restore_facts(items: list[dict[str, Any]], result: RestoreResult) -> None:
+    """Facts in export order; ``superseded_by`` is an index into the same agent's facts."""
+    by_agent: dict[str, list[Fact]] = {}
+    for item in items:
+        fact = build(Fact, {k: v for k, v in item.items() if k != "superseded_by"}, ("id", "superseded_by"))
+        twin = Fact.objects.filter(
+            agent_id=fact.agent_id,
+            subject=fact.subject,
+            relation=fact.relation,
+            object=fact.object,
+            valid_from=fact.valid_from,
+            created_at=fact.created_at,
+        ).first()
+        if twin is None:
+            fact.save(force_insert=True)
+            result.facts += 1
+        by_agent.setdefault(fact.agent_id, []).append(twin or fact)
+    for item, fact in zip(items, [f for fs in _in_order(items, by_agent) for f in fs], strict=True):
+        index = item.get("superseded_by")
+        agent_facts = by_agent[fact.agent_id]
+        if index is not None and 0 <= index < len(agent_facts) and fact.superseded_by_id is None:
+            fact.superseded_by = agent_facts[index]
+            fact.save(update_fields=["superseded_by"])
+
+
+def _in_order(items: list[dict[str, Any]], by_agent: dict[str, list[Fact]]) -> list[list[Fact]]:
+    """The restored facts again in the order of ``items`` (one single-item list each)."""
+    seen: dict[str, int] = {}
+    out = []
+    for item in items:
+        i = seen.get(item["agent_id"], 0)
+        out.append([by_agent[item["agent_id"]][i]])
+        seen[item["agent_id"]] = i + 1
+    return out
+
+
+def _restore_episodes(items: list[dict[str, Any]], result: RestoreResult) -> None:
+    for item in items:
+        episode = build(Episode, item, SURROGATE)
+        if not Note.objects.filter(pk=episode.note_id).exists():
+            result.dangling += 1
+            continue
+        if Episode.objects.filter(note_id=episode.note_id).exists():
+            continue
+        episode.save(force_insert=True)
+        result.episodes += 1
 
 
 def _restore_notes(items: list[dict[str, Any]], result: RestoreResult) -> None:

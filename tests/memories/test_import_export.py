@@ -12,11 +12,13 @@ from django.core.management.base import CommandError
 
 from engine import runtime
 from engine.index.store import EdgeStore
+from engine.layers import core, episodes, facts
 from engine.retrieval.search import search
 from engine.transfer.ingest import chunks, markdown_items
+from engine.write.conversation import Turn, add_conversation
 from engine.write.edit import retire_memory, update_memory
 from engine.write.pipeline import add_memory
-from memories.models import Agent, Link, Note, NoteEvent
+from memories.models import Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
 
@@ -42,6 +44,14 @@ def _history(alice, bob) -> None:
     add_memory("Bob rotates the office wifi password on the first Monday of the month.", bob)
     Link.objects.get_or_create(source_id=Note.objects.get(owner="bob").pk, target_id=shared.pk)
     Agent.objects.filter(pk="alice").update(link_write_count=7)
+    # The memory layers travel too: core blocks with an undone change, a closed fact, an episode.
+    core.replace(alice, "user", "name", "Alice")
+    core.append(alice, "user", "pets", "Mochi", subject="alice")
+    core.undo(core.replace(alice, "user", "name", "Al").events.order_by("-pk").first(), "reviewer")
+    facts.add_fact(alice, "Alice", "lives_in", "Berlin")
+    facts.add_fact(alice, "Alice", "lives_in", "Lisbon")
+    add_conversation(alice, [Turn("We decided to adopt a second kitten.", session="s1")])
+    episodes.close(alice, "s1")
 
 
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
@@ -52,7 +62,10 @@ def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bo
     run("amem_export", "--all", "--out-dir", str(tmp_path / "a"))
     first = {p.name: p.read_text() for p in (tmp_path / "a").iterdir()}
     counts = (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count())
+    layer_counts = (CoreBlock.objects.count(), CoreEvent.objects.count(), Fact.objects.count(), Episode.objects.count())
+    assert layer_counts[:2] == (2, 4) and layer_counts[2] >= 2 and layer_counts[3] == 1
 
+    Fact.objects.all().delete()
     NoteEvent.objects.all().delete()
     Link.objects.all().delete()
     Note.objects.all().delete()
@@ -63,6 +76,14 @@ def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bo
         report, _ = run("amem_import", "--no-progress", *sorted(str(p) for p in (tmp_path / "a").iterdir()))
         assert "0 dangling" in report
         assert (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count()) == counts
+        assert (
+            CoreBlock.objects.count(),
+            CoreEvent.objects.count(),
+            Fact.objects.count(),
+            Episode.objects.count(),
+        ) == layer_counts
+        assert Fact.objects.get(object="Berlin").superseded_by == Fact.objects.get(object="Lisbon")
+        assert CoreEvent.objects.filter(undone_by__isnull=False).count() == 1
         run("amem_export", "--all", "--out-dir", str(tmp_path / "b"))
         assert {p.name: p.read_text() for p in (tmp_path / "b").iterdir()} == first
         assert search("kitten Mochi windowsill", Agent.objects.get(pk="alice"), heat=False)
