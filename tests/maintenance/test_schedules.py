@@ -19,15 +19,17 @@ def rows() -> dict:
 
 def test_sync_creates_the_declared_schedules_and_is_idempotent(db):
     first = sync_schedules()
-    assert sorted(first.created) == ["amem.daytime", "amem.nightly"]
+    assert sorted(first.created) == ["amem.daytime", "amem.episodes", "amem.nightly", "amem.reflection"]
     assert rows() == {
         "amem.nightly": ("engine.maintenance.tasks.nightly", Schedule.CRON, "30 2 * * *", -1),
         "amem.daytime": ("engine.maintenance.tasks.daytime", Schedule.CRON, "15 * * * *", -1),
+        "amem.episodes": ("engine.maintenance.tasks.episodes", Schedule.CRON, "*/10 * * * *", -1),
+        "amem.reflection": ("engine.maintenance.tasks.reflection", Schedule.CRON, "0 4 * * *", -1),
     }
     before = list(Schedule.objects.values_list("pk", "next_run"))
     second = sync_schedules()
     assert second.created == second.updated == second.deleted == []
-    assert sorted(second.unchanged) == ["amem.daytime", "amem.nightly"]
+    assert sorted(second.unchanged) == ["amem.daytime", "amem.episodes", "amem.nightly", "amem.reflection"]
     assert list(Schedule.objects.values_list("pk", "next_run")) == before
 
 
@@ -50,7 +52,13 @@ def test_orphans_of_ours_and_duplicates_are_deleted_and_other_schedules_kept(db)
     Schedule.objects.create(name="backup", func="ops.tasks.backup", schedule_type=Schedule.DAILY)
     result = sync_schedules()
     assert sorted(result.deleted) == ["amem.nightly", "amem.old-job"]
-    assert sorted(Schedule.objects.values_list("name", flat=True)) == ["amem.daytime", "amem.nightly", "backup"]
+    assert sorted(Schedule.objects.values_list("name", flat=True)) == [
+        "amem.daytime",
+        "amem.episodes",
+        "amem.nightly",
+        "amem.reflection",
+        "backup",
+    ]
     assert Schedule.objects.get(name="amem.nightly").schedule_type == Schedule.CRON
 
 
@@ -67,4 +75,4 @@ def test_the_command_prints_what_it_did(db):
     out = StringIO()
     call_command("amem_schedules", stdout=out)
     assert "unchanged amem.nightly" in out.getvalue()
-    assert Schedule.objects.count() == 2
+    assert Schedule.objects.count() == 4
