@@ -125,11 +125,10 @@ def _record(agent: Agent, triple: Triple, valid_from: dt.datetime, sources: list
         fact.save()
         return fact
     older = [f for f in current if f.valid_from is None or f.valid_from <= valid_from]
-    newer = [f for f in current if f.valid_from is not None and f.valid_from > valid_from]
+    newer = [(f.valid_from, f) for f in current if f.valid_from is not None and f.valid_from > valid_from]
     if newer:
         # Told late about an earlier state: it was true until the current fact began.
-        fact.invalid_at = min(f.valid_from for f in newer)
-        fact.superseded_by = min(newer, key=lambda f: f.valid_from)
+        fact.invalid_at, fact.superseded_by = min(newer, key=lambda pair: pair[0])
     fact.save()
     for old in older:
         old.invalid_at, old.superseded_by = valid_from, fact

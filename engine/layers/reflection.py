@@ -69,10 +69,13 @@ def reflect(agent: Agent, *, actor: str = "amem:reflection") -> Note | None:
     if since is not None:
         closed = closed.filter(invalid_at__gt=since)
     for fact in closed.select_related("superseded_by").order_by("invalid_at")[:5]:
-        changes.append(f"{fact.subject} {fact.relation}: {fact.object} → {fact.superseded_by.object}")
-        cite([s for s in [*fact.sources, *fact.superseded_by.sources] if s in known])
+        newer = fact.superseded_by
+        if newer is None:
+            continue
+        changes.append(f"{fact.subject} {fact.relation}: {fact.object} → {newer.object}")
+        cite([s for s in [*fact.sources, *newer.sources] if s in known])
 
-    loops = []
+    loops: list[str] = []
     for note in notes:
         for sentence in sentences(note.content):
             if _OPEN_RE.search(sentence) and len(loops) < MAX_LOOPS:

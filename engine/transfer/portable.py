@@ -101,7 +101,7 @@ def export_lines(agent: Agent) -> Iterator[str]:
 def _layer_lines(agent: Agent) -> Iterator[str]:
     for block in CoreBlock.objects.filter(agent=agent).order_by("subject", "name"):
         events = list(block.events.order_by("created_at", "id"))
-        position = {e.pk: i for i, e in enumerate(events)}
+        position: dict[int | None, int] = {e.pk: i for i, e in enumerate(events)}
         rows = []
         for event in events:
             data = row(event, ("id", "block", "undone_by"))
@@ -109,10 +109,10 @@ def _layer_lines(agent: Agent) -> Iterator[str]:
             rows.append(data)
         yield _line({"type": "core_block", **row(block, ("id",)), "events": rows})
     facts = list(Fact.objects.filter(agent_id=agent.pk).order_by("created_at", "id"))
-    position = {f.pk: i for i, f in enumerate(facts)}
+    fact_position: dict[int | None, int] = {f.pk: i for i, f in enumerate(facts)}
     for fact in facts:
         data = row(fact, ("id", "superseded_by"))
-        data["superseded_by"] = position.get(fact.superseded_by_id)
+        data["superseded_by"] = fact_position.get(fact.superseded_by_id)
         yield _line({"type": "fact", **data})
     for episode in Episode.objects.filter(agent_id=agent.pk).order_by("ended_at", "id"):
         yield _line({"type": "episode", **row(episode, SURROGATE)})
