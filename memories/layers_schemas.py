@@ -31,15 +31,18 @@ class RecallNoteOut(Schema):
     created_at: dt.datetime
 
 
-class FactOut(Schema):
+class RecallFactOut(Schema):
     id: int
     subject: str
     relation: str
     object: str
     valid_from: dt.datetime | None
     invalid_at: dt.datetime | None
-    sources: list[str] = []
-    origin: str = "manual"
+
+
+class FactOut(RecallFactOut):
+    sources: list[str]
+    origin: str
 
 
 class RecallEpisodeOut(Schema):
@@ -56,7 +59,7 @@ class RecallOut(Schema):
     tokenizer: str
     core: list[CoreOut]
     notes: list[RecallNoteOut]
-    facts: list[FactOut]
+    facts: list[RecallFactOut]
     episode: RecallEpisodeOut | None
 
 

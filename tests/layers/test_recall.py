@@ -42,6 +42,12 @@ def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
     assert body["episode"]["session"] == "s1"
     assert body["tokens"] == tokens.count(text) <= body["token_budget"] == 1200
     assert body["tokenizer"] == tokens.NAME
+    # The shapes agreed with the OpenClaw plugin (LAYERS_API.md).
+    assert set(body) == {"text", "tokens", "token_budget", "tokenizer", "core", "notes", "facts", "episode"}
+    assert set(body["core"][0]) == {"name", "subject", "value"}
+    assert set(body["notes"][0]) == {"id", "content", "similarity", "created_at"}
+    assert set(body["facts"][0]) == {"id", "subject", "relation", "object", "valid_from", "invalid_at"}
+    assert set(body["episode"]) == {"id", "summary", "session", "ended_at"}
 
 
 @pytest.mark.parametrize("budget", [64, 80, 120, 200, 400])
