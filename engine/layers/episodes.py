@@ -2,10 +2,11 @@
 
 A session closes explicitly (``POST /api/v1/episodes/close``) or when it has been
 idle for ``AMEM_EPISODE_IDLE_MINUTES`` (the ``episodes`` job,
-engine/maintenance/episodes.py). The summary is extractive in every mode (no model
-call): topics from the offline keyword scorer, decisions and open items from
-sentences that say so, a mood from a small word list. It is a weak stand-in for a
-model-written summary, and says nothing the turns did not say. Turns written to a
+engine/maintenance/episodes.py). LLM mode: one ``episode`` call (fast tier) writes the
+summary, decisions, open items, topics and mood. Offline, or when that call fails:
+an extractive summary (topics from the offline keyword scorer, decisions and open
+items from sentences that say so, a mood from a small word list), a weak stand-in
+that says nothing the turns did not say. Turns written to a
 session after it closed open a new episode when the session closes again.
 """
 
@@ -24,6 +25,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.index.embeddings import from_bytes
 from engine.index.tokenize import words
 from engine.llm.offline import OfflineRules, sentences
+from engine.llm.types import EpisodeSummary
 from engine.write.pipeline import EpisodicItem, embed_episodic, store_episodic
 from memories.models import Agent, Episode, Link, Note, NoteEvent
 
@@ -117,7 +119,8 @@ def close(agent: Agent, session: str, *, closed_by: str = "explicit", actor: str
     turns = open_turns(agent, session)
     if not turns:
         raise NotFound("no open turns in this session")
-    text = summarise(session, turns)
+    written = runtime.llm().episode([t.content for t in turns], agent_id=agent.pk)
+    text = from_model(session, turns, written) if written is not None else summarise(session, turns)
     subjects = list(dict.fromkeys(s for t in turns for s in (t.subjects or [])))
     ended = max(t.created_at for t in turns)
     item = EpisodicItem(
@@ -154,13 +157,31 @@ def summarise(session: str, turns: Sequence[Note]) -> str:
     )
     decisions = _pick([s for s in said if _DECISION_RE.search(s)])
     open_items = _pick([s for s in said if _OPEN_RE.search(s) and s not in decisions])
-    start, end = turns[0].created_at, turns[-1].created_at
     lines = [
-        f"Episode: session {session}, {len(turns)} turns, {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}.",
+        _header(session, turns),
         f"Topics: {', '.join(keywords) or '-'}.",
         f"Decisions: {' | '.join(decisions) or '-'}",
         f"Open items: {' | '.join(open_items) or '-'}",
         f"Mood: {mood(' '.join(said))}.",
+    ]
+    text = "\n".join(lines)
+    return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 1] + "…"
+
+
+def _header(session: str, turns: Sequence[Note]) -> str:
+    start, end = turns[0].created_at, turns[-1].created_at
+    return f"Episode: session {session}, {len(turns)} turns, {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}."
+
+
+def from_model(session: str, turns: Sequence[Note], written: EpisodeSummary) -> str:
+    """The model's summary (LLM mode) in the same layout as the extractive one."""
+    lines = [
+        _header(session, turns),
+        written.summary,
+        f"Topics: {', '.join(written.topics) or '-'}.",
+        f"Decisions: {' | '.join(written.decisions) or '-'}",
+        f"Open items: {' | '.join(written.open_items) or '-'}",
+        f"Mood: {written.mood}.",
     ]
     text = "\n".join(lines)
     return text if len(text) <= MAX_SUMMARY_CHARS else text[: MAX_SUMMARY_CHARS - 1] + "…"

@@ -2,17 +2,17 @@
 
 Each reflection covers the agent's notes written since its previous reflection
 (at least MIN_NOTES of them, else nothing is written) and cites, by link and in
-its history entry, only notes that exist and belong to the agent. It is built by
-rules in every mode: recurring keywords across notes, facts closed by newer ones
-(preference and state changes), open items of episodes and unanswered questions.
-No model writes it yet, and its text says so: it is the weak stand-in for the
-seed's model-written reflection (docs/memory-layers.md).
+its history entry, only notes that exist and belong to the agent. In LLM mode a
+model writes it; offline it is built by rules: recurring keywords across notes,
+facts closed by newer ones (preference and state changes), open items and
+unanswered questions, and its text says it is the weak stand-in (docs/memory-layers.md).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -20,6 +20,7 @@ from engine import runtime
 from engine.index.tokenize import words
 from engine.layers.episodes import _OPEN_RE
 from engine.llm.offline import OfflineRules, sentences
+from engine.llm.types import Reflection
 from engine.write.pipeline import EpisodicItem, embed_episodic, store_episodic
 from memories.models import Agent, Fact, Link, Note, NoteEvent
 
@@ -27,6 +28,7 @@ MIN_NOTES = 3
 MAX_NOTES = 300
 MAX_TOPICS = 5
 MAX_LOOPS = 3
+MAX_MODEL_NOTES = 40
 LINK_REASON = "reflection cites"
 STAND_IN = "offline stand-in: built by rules, no model; weak"
 
@@ -40,11 +42,34 @@ def _window(agent: Agent) -> tuple[list[Note], dt.datetime | None]:
     return list(notes.order_by("-created_at", "-pk")[:MAX_NOTES]), since
 
 
-def reflect(agent: Agent, *, actor: str = "amem:reflection") -> Note | None:
-    """Write one reflection note citing the notes it drew on; None when there is too little new."""
+Ask = Callable[[Callable[[], Reflection | None]], Reflection | None]
+
+
+def _direct(call: Callable[[], Reflection | None]) -> Reflection | None:
+    return call()
+
+
+def reflect(agent: Agent, *, actor: str = "amem:reflection", ask: Ask = _direct) -> Note | None:
+    """Write one reflection note citing the notes it drew on; None when there is too little new.
+
+    LLM mode: one ``reflect`` call (strong tier) over the newest notes, citing them by
+    number (only numbers it was shown survive parsing). Offline, when the call fails or
+    cites nothing: the rules below, labelled as the weak stand-in. ``ask`` lets the
+    maintenance step route the call through its idle gate and accounting.
+    """
     notes, since = _window(agent)
     if len(notes) < MIN_NOTES:
         return None
+    shown = notes[:MAX_MODEL_NOTES]
+    written = ask(lambda: runtime.llm().reflect([n.content for n in shown], agent_id=agent.pk))
+    if written is not None and written.cites:
+        start = min(n.created_at for n in notes)
+        text = f"Reflection over {len(notes)} notes since {start:%Y-%m-%d}.\n{written.text}"
+        return _write(agent, text, [str(shown[i].pk) for i in written.cites], actor)
+    return _by_rules(agent, notes, since, actor)
+
+
+def _by_rules(agent: Agent, notes: list[Note], since: dt.datetime | None, actor: str) -> Note | None:
     cited: list[str] = []
 
     def cite(ids) -> None:
@@ -93,11 +118,17 @@ def reflect(agent: Agent, *, actor: str = "amem:reflection") -> Note | None:
             f"Open loops: {' | '.join(loops) or '-'}",
         ]
     )
-    # Only notes that exist, are active and are this agent's own: re-read, never trusted from above.
+    return _write(agent, text, cited, actor)
+
+
+def _write(agent: Agent, text: str, cited: list[str], actor: str) -> Note | None:
+    # Only notes that exist, are active and are this agent's own: re-read, never trusted.
     existing = {
         str(pk) for pk in Note.objects.filter(pk__in=cited, owner=agent.pk, is_active=True).values_list("pk", flat=True)
     }
     cited = [c for c in cited if c in existing]
+    if not cited:
+        return None
     [note] = embed_episodic(agent, [EpisodicItem(text, context="reflection")])
     note.layer = "reflection"
     with transaction.atomic():

@@ -27,6 +27,8 @@ from engine.llm.parse import (
     evolve_validator,
     link_validator,
     parse_reply,
+    reflection_validator,
+    validate_episode,
     validate_judgement,
     validate_merge,
     validate_note_fields,
@@ -36,12 +38,14 @@ from engine.llm.types import (
     Candidate,
     ConflictFinding,
     CrudOp,
+    EpisodeSummary,
     EvolveResult,
     Judgement,
     LlmCallRecord,
     MergeDecision,
     Neighbour,
     NoteFields,
+    Reflection,
 )
 
 __all__ = [
@@ -76,11 +80,15 @@ BUDGETS: dict[str, int] = {
     "evolution_judge": 300,
     "evolve": 500,
     "conflict_scan": 600,
+    "episode": 400,
+    "reflect": 400,
 }
 MAX_TEXT_CHARS = 4000
 MAX_TURN_CHARS = 500  # per dialogue turn, as the seed did
 MAX_CANDIDATE_CHARS = 500
 MAX_EVOLVE_NEIGHBOURS = 3
+MAX_EPISODE_TURNS = 60  # the latest ones; a longer session is summarised from its end
+MAX_REFLECT_NOTES = 40
 
 Recorder = Callable[[LlmCallRecord], None]
 
@@ -270,6 +278,40 @@ class LLM:
                 default=[],
                 # Re-validate: offline rules are ours, but the sweep trusts these indices.
                 offline=lambda rules: validate([vars(f) for f in rules.conflict_scan(batch)]) or [],
+            ),
+            agent_id,
+        )
+
+    def episode(self, turns: Sequence[str], *, agent_id: str | None = None) -> EpisodeSummary | None:
+        """A summary of a closed session's turns; None offline or on failure (the caller's extractive one then)."""
+        shown = [t for t in turns if t and t.strip()]
+        if not shown:
+            return None
+        lines = "\n".join(f"- {_one_line(t, MAX_TURN_CHARS)}" for t in shown[-MAX_EPISODE_TURNS:])
+        return self._run(
+            _Call(
+                role="episode",
+                variables={"turns": lines},
+                validate=validate_episode,
+                default=None,
+                offline=lambda rules: None,
+            ),
+            agent_id,
+        )
+
+    def reflect(self, notes: Sequence[str], *, agent_id: str | None = None) -> Reflection | None:
+        """A reflection over numbered notes, citing their indices; None offline or on failure."""
+        shown = list(notes)[:MAX_REFLECT_NOTES]
+        if not shown:
+            return None
+        numbered = "\n".join(f"[{i}] {_one_line(t, MAX_CANDIDATE_CHARS)}" for i, t in enumerate(shown))
+        return self._run(
+            _Call(
+                role="reflect",
+                variables={"notes": numbered},
+                validate=reflection_validator(len(shown)),
+                default=None,
+                offline=lambda rules: None,
             ),
             agent_id,
         )

@@ -41,8 +41,8 @@ PLACEHOLDER_KEY = "sk-no-key-required"
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_MAX_RETRIES = 1
 
-FAST_ROLES: frozenset[str] = frozenset({"construct", "link", "evolve"})
-STRONG_ROLES: frozenset[str] = frozenset({"should_merge", "evolution_judge", "conflict_scan"})
+FAST_ROLES: frozenset[str] = frozenset({"construct", "link", "evolve", "episode"})
+STRONG_ROLES: frozenset[str] = frozenset({"should_merge", "evolution_judge", "conflict_scan", "reflect"})
 ROLES: tuple[str, ...] = (
     "construct",
     "link",
@@ -51,6 +51,8 @@ ROLES: tuple[str, ...] = (
     "should_merge",
     "evolution_judge",
     "conflict_scan",
+    "episode",
+    "reflect",
 )
 LOCALES: tuple[str, ...] = ("en", "zh")
 

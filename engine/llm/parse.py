@@ -22,6 +22,7 @@ from engine.llm.types import (
     Candidate,
     ConflictFinding,
     CrudOp,
+    EpisodeSummary,
     EvolveResult,
     FactTriple,
     Judgement,
@@ -29,6 +30,7 @@ from engine.llm.types import (
     Neighbour,
     NeighbourUpdate,
     NoteFields,
+    Reflection,
 )
 
 T = TypeVar("T")
@@ -388,5 +390,39 @@ def conflict_validator(size: int) -> Callable[[Any], list[ConflictFinding] | Non
                 superseded = None
             found.append(ConflictFinding(a=low, b=high, superseded=superseded, reason=_str(_get(item, "reason"), 500)))
         return found
+
+    return validate
+
+
+MOODS = ("positive", "neutral", "negative", "mixed")
+
+
+def validate_episode(value: Any) -> EpisodeSummary | None:
+    if not isinstance(value, dict):
+        return None
+    summary = _str(_get(value, "summary"), 1500)
+    if not summary:
+        return None
+    mood = _str(_get(value, "mood")).lower()
+    return EpisodeSummary(
+        summary=summary,
+        decisions=_str_list(_get(value, "decisions"), 6),
+        open_items=_str_list(_get(value, "open_items", "openItems", "open"), 6),
+        topics=_str_list(_get(value, "topics"), 6),
+        mood=mood if mood in MOODS else "neutral",
+    )
+
+
+def reflection_validator(size: int) -> Callable[[Any], Reflection | None]:
+    def validate(value: Any) -> Reflection | None:
+        if not isinstance(value, dict):
+            return None
+        text = _str(_get(value, "reflection", "text"), 2000)
+        raw = _get(value, "cites", "sources")
+        if not text or not isinstance(raw, list):
+            return None
+        # Only numbers we showed: a model must never cite a note that does not exist.
+        cites = [i for i in dict.fromkeys(_int(c) for c in raw) if i is not None and 0 <= i < size]
+        return Reflection(text=text, cites=cites)
 
     return validate

@@ -117,6 +117,25 @@ class ConflictFinding:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class EpisodeSummary:
+    """A model's summary of a closed conversation session (engine/layers/episodes.py)."""
+
+    summary: str
+    decisions: list[str] = field(default_factory=list)
+    open_items: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    mood: str = "neutral"
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """A model's reflection; cites are indices into the notes it was shown."""
+
+    text: str
+    cites: list[int] = field(default_factory=list)
+
+
 @dataclass
 class LlmCallRecord:
     """One model call (or offline answer); field names match the LlmCall model."""

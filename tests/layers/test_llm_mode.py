@@ -74,3 +74,43 @@ def test_without_importance_from_the_model_the_offline_rating_fills_in(as_alice,
         ("lives_in", "Munich", "offline"),
         ("works_at", "Siemens", "offline"),
     }
+
+
+def test_an_episode_is_summarised_by_one_model_call(as_alice, provider, store):
+    turns = [
+        {"text": "Let's plan the Porto trip for the conference.", "session": "s1"},
+        {"text": "We decided to take the train on Friday.", "session": "s1"},
+    ]
+    as_alice.post("/conversations", {"turns": turns})
+    before = len(provider.requests)
+    provider.reply_json(
+        {
+            "summary": "The user planned the Porto trip and chose the train.",
+            "decisions": ["Train on Friday."],
+            "open_items": ["Hotel not booked."],
+            "topics": ["travel", "Porto"],
+            "mood": "positive",
+        },
+        role="episode",
+    )
+    body = as_alice.post("/episodes/close", {"session": "s1"}).json()
+    assert [r.role for r in provider.requests[before:]] == ["episode"]
+    assert "The user planned the Porto trip and chose the train." in body["summary"]
+    assert "Open items: Hotel not booked." in body["summary"] and "Mood: positive." in body["summary"]
+
+
+def test_a_model_reflection_keeps_only_citations_of_notes_it_was_shown(as_alice, alice, provider, store):
+    from engine.layers import reflection
+
+    for text in (
+        "Alex drinks green tea every morning before work.",
+        "The team moved the weekly sync to Thursday afternoons.",
+        "Alex asked whether the Kyoto tea shop ships abroad.",
+    ):
+        provider.reply_json(CONSTRUCT_1, role="construct")
+        as_alice.post("/memories", {"text": text})
+    provider.reply_json({"reflection": "Tea keeps coming up.", "cites": [0, 2, 7, "x", 2]}, role="reflect")
+    note = reflection.reflect(alice)
+    assert note is not None and reflection.STAND_IN not in note.content and "Tea keeps coming up." in note.content
+    shown = list(Note.objects.filter(owner="alice", layer="").order_by("-created_at", "-pk"))
+    assert reflection.cited_by(note) == [str(shown[0].pk), str(shown[2].pk)]

@@ -15,6 +15,8 @@ EXPECTED_VARIABLES = {
     "should_merge": {"a", "b"},
     "evolution_judge": {"old", "new"},
     "conflict_scan": {"notes"},
+    "episode": {"turns"},
+    "reflect": {"notes"},
 }
 
 

@@ -55,6 +55,16 @@ ROLE_CALLS: dict[str, tuple[Callable[[LLM], Any], Any, str]] = {
         [],
         "累加事实",
     ),
+    "episode": (
+        lambda llm: llm.episode(["我们决定周五坐火车去波尔图。", "酒店还没订。"]),
+        {"summary": "决定坐火车去波尔图。", "decisions": ["坐火车"], "open_items": ["订酒店"], "mood": "positive"},
+        "长期记忆写一份总结",
+    ),
+    "reflect": (
+        lambda llm: llm.reflect(["用户喜欢绿茶。", "用户又买了绿茶。"]),
+        {"reflection": "用户经常提到绿茶。", "cites": [0, 1]},
+        "做一次回顾",
+    ),
 }
 EXPECTED_TIER = {
     "construct": "fast",
@@ -64,6 +74,8 @@ EXPECTED_TIER = {
     "should_merge": "strong",
     "evolution_judge": "strong",
     "conflict_scan": "strong",
+    "episode": "fast",
+    "reflect": "strong",
 }
 
 
