@@ -95,6 +95,16 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("PATCH", "/memories/{note_id}"),
         ("DELETE", "/memories/{note_id}"),
         ("POST", "/turns"),
+        # The memory layers (memories/layers_api.py)
+        ("POST", "/recall"),
+        ("GET", "/core"),
+        ("GET", "/core/{name}"),
+        ("POST", "/core/{name}/replace"),
+        ("POST", "/core/{name}/append"),
+        ("POST", "/facts"),
+        ("GET", "/facts"),
+        ("POST", "/episodes/close"),
+        ("GET", "/episodes"),
     }
     assert not any("/local/" in path for path in schema["paths"])
     assert client.get("/api/v1/docs").status_code == 200

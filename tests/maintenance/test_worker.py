@@ -46,6 +46,7 @@ def busy_day(alice, provider):
     # Categories are swept in order: General (nothing to find), then Project (tea or coffee).
     provider.reply_json({"pairs": []}, role="conflict_scan")
     provider.reply_json({"pairs": [{"a": 0, "b": 1, "reason": "tea or coffee"}]}, role="conflict_scan")
+    provider.reply_json({"reflection": "Alice keeps up her morning routine.", "cites": [0, 1]}, role="reflect")
     old = put(alice, "Alice's dog Rex is a beagle.", axis(0), created_at=timezone.now() - timedelta(days=3))
     put(alice, "Rex, Alice's beagle, loves the beach.", near(0, 0.8, 1), pending_merge=True, merge_candidate=old)
     put(alice, "Alice runs every morning before work.", axis(2))
@@ -67,7 +68,8 @@ def test_each_job_runs_in_the_worker_without_the_index(job, alice, busy_day, no_
 def test_the_scheduled_sequences_run_end_to_end_and_leave_changes_for_the_indexer(alice, busy_day, no_index):
     daytime = tasks.daytime()
     nightly = tasks.nightly()
-    assert daytime["outcome"] == nightly["outcome"] == "ok"
+    episodes, reflection = tasks.episodes(), tasks.reflection()
+    assert daytime["outcome"] == nightly["outcome"] == episodes["outcome"] == reflection["outcome"] == "ok"
     runs = {(r.job, r.outcome, r.counts.get("merged", 0)) for r in JobRun.objects.filter(agent_id="alice")}
     assert ("pending_merge", "ok", 1) in runs and ("same_day_merge", "ok", 1) in runs
     assert {job for job, *_ in runs} == set(runner.JOB_MODULES)
