@@ -1,8 +1,28 @@
-"""WSGI entry point."""
+"""WSGI entry point (runserver and gunicorn both load it).
 
+The serving process owns the embedded index: it opens it at start-up, so the first CLI call
+after ``make run`` is forwarded rather than refused, and starts the outbox drainer that
+indexes dirty notes in the background (engine/index/outbox.py). A worker-role process
+(AMEM_PROCESS_ROLE=worker) does neither.
+"""
+
+import logging
 import os
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "amem_site.settings")
 application = get_wsgi_application()
+
+
+def _own_the_index() -> None:
+    from engine.errors import AmemError
+    from engine.index import outbox
+
+    try:
+        outbox.start()
+    except AmemError as exc:  # e.g. another process holds the embedded index: serve, index later
+        logging.getLogger("amem_site.wsgi").warning("index not opened at start-up: %s", exc)
+
+
+_own_the_index()

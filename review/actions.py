@@ -18,14 +18,11 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from engine.config import get_config
 from engine.errors import AmemError
 from engine.index import indexer
-from engine.llm.offline import keep_both
-from engine.text import check_content, content_hash
-from engine.write.construct import construct, recipe_vectors
+from engine.maintenance import merge
+from engine.text import content_hash
 from engine.write.edit import update_memory
-from engine.write.fold import FoldPlan, apply_fold, plan_fold
 from memories.models import Agent, ConflictPair, Note, NoteEvent
 
 
@@ -213,24 +210,15 @@ def dismiss_pending(note: Note, user) -> NoteEvent:
         return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=_new_group())
 
 
-def _fold_plan(winner: Note, loser: Note) -> tuple[Agent, FoldPlan]:
-    """The engine's fold of the loser's text into the winner; both sentences if the model declines."""
+def _merge_plan(winner: Note, loser: Note) -> tuple[Agent, merge.MergePlan]:
+    """The engine's plan for a merge the reviewer decided (both texts kept if the model declines)."""
     agent = Agent.objects.filter(pk=winner.owner, is_active=True).first()
     if agent is None:
         raise ReviewError(f"The owner agent {winner.owner!r} of the kept note is not active.")
-    cfg = get_config()
     try:
-        plan = plan_fold(agent, winner, loser.content, cfg)
-        if plan is None:  # the reviewer decided to merge; keep both texts rather than lose one
-            checked = check_content(
-                keep_both(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
-            )
-            fields = construct(checked.text, agent.pk, note_type=winner.note_type)
-            vector = recipe_vectors([(checked.text, fields)])[0]
-            plan = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
+        return agent, merge.plan_decided(agent, winner, loser)
     except AmemError as exc:
         raise ReviewError(f"Cannot merge: {exc}", status=422) from exc
-    return agent, plan
 
 
 def _merge(
@@ -244,26 +232,24 @@ def _merge(
     pair: tuple[dict, dict] | None = None,
     also: Callable[[], None] | None = None,
 ) -> None:
-    """Fold ``loser`` into ``winner`` and retire it; call outside a transaction (the plan may ask the LLM)."""
+    """Merge ``loser`` into ``winner`` through the engine's one merge routine (links re-pointed,
+    counters summed, one event group); call outside a transaction (the plan may ask the LLM)."""
     if not winner.is_active or not loser.is_active:
         raise ReviewError("Both notes must be active to merge them.")
-    agent, plan = _fold_plan(winner, loser)
-    actor = actor_for(user)
+    agent, plan = _merge_plan(winner, loser)
     with transaction.atomic():
         if also is not None:
             also()
-        folded = apply_fold(plan, loser.sources or [], agent.pk, actor)
-        if folded is None:
+        merged = merge.merge_notes(
+            plan,
+            agent_id=agent.pk,
+            actor=actor_for(user),
+            tags={"op": op, "group": group},
+            loser_changes=loser_changes,
+            pair=pair,
+        )
+        if merged is None:
             raise ReviewError("The kept note changed meanwhile; reload and try again.")
-        event = NoteEvent.objects.filter(note=folded, action="fold").order_by("-id").first()
-        event.after = {**event.after, "op": op, "group": group}
-        event.save(update_fields=["after"])
-        if plan.fields is None:
-            folded.mark_dirty()
-            folded.save()
-        changes = {**loser_changes, "is_active": False, "merged_into": str(winner.pk)}
-        _change(loser.pk, changes, actor=actor, op=op, group=group, pair=pair)
-        indexer.sync_after_commit([folded.pk])
 
 
 def merge_pending(note: Note, candidate: Note | None, user) -> None:

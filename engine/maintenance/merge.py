@@ -23,14 +23,17 @@ from django.db import transaction
 from django.db.models import QuerySet
 
 from engine import runtime
+from engine.config import get_config
 from engine.errors import AmemError
+from engine.index import indexer
+from engine.llm.offline import keep_both
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from engine.text import check_content, normalise
 from engine.write.construct import construct, recipe_vectors
-from engine.write.fold import FoldPlan, apply_fold
+from engine.write.fold import FoldPlan, apply_fold, plan_fold
 from memories import access
-from memories.models import Link, Note, NoteEvent
+from memories.models import Agent, Link, Note, NoteEvent
 
 
 @dataclass(frozen=True)
@@ -69,14 +72,52 @@ def plan(step: Step, winner: Note, loser: Note, merged_text: str, *, verdict: st
     return MergePlan(fold, loser, loser.revision, verdict)
 
 
+def plan_decided(agent: Agent, winner: Note, loser: Note) -> MergePlan:
+    """The merge a person decided on (review app): the fold's merged text, or both texts kept.
+
+    Raises AmemError when even the kept-both text cannot be stored.
+    """
+    cfg = get_config()
+    fold = plan_fold(agent, winner, loser.content, cfg)
+    if fold is None:  # the model declined to merge; the reviewer decided, so keep both texts rather than lose one
+        checked = check_content(
+            keep_both(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
+        )
+        fields = construct(checked.text, agent.pk, note_type=winner.note_type)
+        vector = recipe_vectors([(checked.text, fields)])[0]
+        fold = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
+    return MergePlan(fold, loser, loser.revision, "")
+
+
 def apply(step: Step, merge_plan: MergePlan) -> Note | None:
-    """Carry out the merge in one transaction; None (nothing written) if either note moved meanwhile."""
-    agent_id, actor = step.agent.pk, step.actor
+    """Carry out a job's merge in one transaction; None (nothing written) if either note moved meanwhile."""
+    return merge_notes(merge_plan, agent_id=step.agent.pk, actor=step.actor, tags={"job": step.job})
+
+
+def merge_notes(
+    merge_plan: MergePlan,
+    *,
+    agent_id: str,
+    actor: str,
+    tags: dict,
+    loser_changes: dict | None = None,
+    pair: tuple[dict, dict] | None = None,
+) -> Note | None:
+    """The merge itself, for jobs and the review app; None (nothing written) if either note moved.
+
+    ``tags`` go into every event (``job`` for a job; ``op`` and ``group`` for a review);
+    ``loser_changes`` are further fields the loser's retire event records and sets (a
+    review clears flags); ``pair`` is a conflict's before/after state, kept on that event.
+    """
+    group = tags.get("group") or uuid.uuid4().hex
+    tags = {**tags, "group": group}
     with transaction.atomic():
         loser = Note.objects.select_for_update().filter(pk=merge_plan.loser.pk).first()
         if loser is None or loser.revision != merge_plan.loser_revision or not access.can_write(agent_id, loser):
             return None
-        winner = apply_fold(merge_plan.fold, list(loser.sources or []), agent_id, actor)
+        # One group id on the merge's events: the review app undoes them together
+        # (the winner's text from its fold event, the loser back to active).
+        winner = apply_fold(merge_plan.fold, list(loser.sources or []), agent_id, actor, tags=tags)
         if winner is None:
             return None
         counts_before = {"retrieval_count": winner.retrieval_count, "evolution_type": winner.evolution_type}
@@ -88,49 +129,60 @@ def apply(step: Step, merge_plan: MergePlan) -> Note | None:
         winner.save(update_fields=["retrieval_count", "last_accessed", "evolution_type", "updated_at"])
         repointed, copied = _move_links(loser, winner, agent_id, actor)
 
-        loser_before = {"is_active": True, "merged_into": None, "pending_merge": loser.pending_merge}
+        extra = {k: v for k, v in (loser_changes or {}).items() if k not in RETIRE_FIELDS}
+        loser_before: dict = {
+            "is_active": True,
+            "merged_into": None,
+            "pending_merge": loser.pending_merge,
+            **{k: _value(loser, k) for k in extra},
+        }
         loser.is_active = False
         loser.merged_into = winner
         loser.pending_merge = False
+        for key, value in extra.items():
+            setattr(loser, f"{key}_id" if key in FOREIGN_KEYS else key, value)
         loser.mark_dirty()
-        loser.save(update_fields=["is_active", "merged_into", "pending_merge", "index_dirty", "revision", "updated_at"])
-
-        # One group id on the merge's events: the review app undoes them together
-        # (the winner's text from its fold event, the loser back to active).
-        group = uuid.uuid4().hex
-        fold_event = NoteEvent.objects.filter(note=winner, action="fold").latest("pk")
-        fold_event.after = {**fold_event.after, "group": group}
-        fold_event.save(update_fields=["after"])
+        loser.save()
+        loser_after: dict = {
+            "is_active": False,
+            "merged_into": str(winner.pk),
+            "pending_merge": False,
+            **{k: _value(loser, k) for k in extra},
+            **tags,
+        }
+        if pair is not None:
+            loser_before["pair"], loser_after["pair"] = pair
         NoteEvent.objects.create(
             note=winner,
             action="consolidate",
             after={
                 "merged": str(loser.pk),
-                "job": step.job,
                 "verdict": merge_plan.verdict,
                 "before": counts_before,
                 "retrieval_count": winner.retrieval_count,
                 "evolution_type": winner.evolution_type,
                 "links_repointed": repointed,
                 "links_copied": copied,
-                "group": group,
+                **tags,
             },
             actor=actor,
         )
-        NoteEvent.objects.create(
-            note=loser,
-            action="retire",
-            before=loser_before,
-            after={
-                "is_active": False,
-                "merged_into": str(winner.pk),
-                "pending_merge": False,
-                "job": step.job,
-                "group": group,
-            },
-            actor=actor,
-        )
+        NoteEvent.objects.create(note=loser, action="retire", before=loser_before, after=loser_after, actor=actor)
+        indexer.sync_after_commit([winner.pk, loser.pk])
     return winner
+
+
+# The loser's fields every merge sets; a caller's ``loser_changes`` add to them.
+RETIRE_FIELDS = {"is_active", "merged_into", "pending_merge"}
+FOREIGN_KEYS = {"merge_candidate", "merged_into"}
+
+
+def _value(note: Note, field: str) -> object:
+    """A field as an event records it (foreign keys as id strings)."""
+    if field in FOREIGN_KEYS:
+        value = getattr(note, f"{field}_id")
+        return str(value) if value is not None else None
+    return getattr(note, field)
 
 
 def _move_links(loser: Note, winner: Note, agent_id: str, actor: str) -> tuple[list[str], list[str]]:

@@ -58,8 +58,13 @@ def plan_fold(agent: Agent, target: Note, new_text: str, cfg: EngineConfig) -> F
     return FoldPlan(target, target.revision, new_text, checked.text, checked.ephemeral, fields, vector)
 
 
-def apply_fold(fold_plan: FoldPlan, sources: Sequence[str], agent_id: str, actor: str) -> Note | None:
-    """Apply inside the caller's transaction; None if the target changed since it was read."""
+def apply_fold(
+    fold_plan: FoldPlan, sources: Sequence[str], agent_id: str, actor: str, *, tags: dict | None = None
+) -> Note | None:
+    """Apply inside the caller's transaction; None if the target changed since it was read.
+
+    ``tags`` (a merge's group, the review op) go into the fold event as it is written.
+    """
     note = Note.objects.select_for_update().filter(pk=fold_plan.target.pk).first()
     if note is None or note.revision != fold_plan.revision or not access.can_write(agent_id, note):
         return None
@@ -77,7 +82,7 @@ def apply_fold(fold_plan: FoldPlan, sources: Sequence[str], agent_id: str, actor
         note=note,
         action="fold",
         before=before,
-        after={**fields_of(note), "sources": note.sources, "folded_text": fold_plan.new_text},
+        after={**fields_of(note), "sources": note.sources, "folded_text": fold_plan.new_text, **(tags or {})},
         actor=actor,
     )
     return note

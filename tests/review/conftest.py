@@ -11,6 +11,12 @@ from memories.models import Note
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
+@pytest.fixture(autouse=True)
+def _after_commit_hooks_stay_unrun(django_capture_on_commit_callbacks) -> None:
+    """Review tests check that an action leaves its notes dirty for the index (the after-commit
+    sync is theirs to run: test_an_action_schedules_the_index_sync); searches call ``drain``."""
+
+
 @pytest.fixture
 def reviewer(alice):
     user = get_user_model().objects.create_user("rita", password="pw-for-tests")

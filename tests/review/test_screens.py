@@ -47,9 +47,10 @@ def test_the_browser_lists_newest_first_with_status_filter_and_pages(rclient, al
     assert b"red umbrella" in retired.content and b"fact 00" not in retired.content
 
 
-def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclient, alice, make_note):
+def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclient, alice, make_note, drain):
     note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
     make_note(alice, "The quarterly report is due on Friday afternoon.")
+    drain()
     response = rclient.get("/review/agents/alice/notes/?q=cat+called+Miso", **HTMX)
     assert response.status_code == 200 and b"<html" not in response.content
     results = response.context_data["results"]
@@ -60,8 +61,9 @@ def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclie
     assert note.retrieval_count == 0
 
 
-def test_search_results_leave_out_notes_of_agents_not_reviewed(rclient, alice, bob, make_note):
+def test_search_results_leave_out_notes_of_agents_not_reviewed(rclient, alice, bob, make_note, drain):
     make_note(bob, "Shared fact: the cafeteria closes at three on Fridays.", readers=["*"])
+    drain()  # indexed, so an empty result means the filter left it out
     response = rclient.get("/review/agents/alice/notes/?q=cafeteria+closes")
     assert response.context["results"] == []
 

@@ -73,7 +73,8 @@ def test_a_neighbour_update_is_applied_with_history_a_new_vector_and_a_dirty_mar
     event = after.events.get(action="update_neighbor")
     assert event.before == {"context": "", "tags": []}
     assert event.after["triggered_by"] == str(result.note.pk)
-    assert after.revision > before.revision and after.index_dirty
+    # A new revision, marked dirty and then indexed by the write's after-commit sync.
+    assert after.revision > before.revision and not after.index_dirty and after.indexed_at is not None
     expected = runtime.embedder().encode_one(embedding_text(after.content, after.keywords, after.tags, after.context))
     assert np.allclose(from_bytes(after.embedding), expected, atol=1e-5)
 
@@ -127,9 +128,12 @@ def test_evolution_never_sees_notes_the_caller_cannot_read(alice, bob, store, pr
 
 
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
-def test_a_readable_read_only_note_is_linked_one_way_and_not_evolved(alice, bob, store, provider, every_write):  # B114
+def test_a_readable_read_only_note_is_linked_one_way_and_not_evolved(
+    alice, bob, store, provider, every_write, drain
+):  # B114
     granted = add_episodic("Caroline's kitten Mochi has a vet appointment on Friday.", alice)
-    Note.objects.filter(pk=granted.pk).update(readers=["alice", "bob"])
+    Note.objects.filter(pk=granted.pk).update(readers=["alice", "bob"], index_dirty=True)
+    drain()  # the grant reaches the index as an admin's edit would
     _link_all(provider, granted)
     result = add_memory(NEW, bob)
     assert granted.content in provider.requests_for("link")[0].prompt
