@@ -18,7 +18,9 @@ application = get_wsgi_application()
 def _own_the_index() -> None:
     from engine.errors import AmemError
     from engine.index import outbox
+    from memories.local_bridge import local_token
 
+    local_token()  # commands find it and ask this server first
     try:
         outbox.start()
     except AmemError as exc:  # e.g. another process holds the embedded index: serve, index later

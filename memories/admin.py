@@ -9,7 +9,6 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils import timezone
 
-from engine.index import indexer
 from memories.models import (
     Agent,
     ApiKey,
@@ -161,6 +160,8 @@ class NoteAdmin(admin.ModelAdmin):
                 after={f: form.cleaned_data.get(f) for f in changed},
                 actor=f"admin:{request.user.get_username()}",
             )
+            from engine.index import indexer  # imported here: commands load the admin, and need not load the engine
+
             indexer.sync_after_commit([obj.pk])
         else:
             super().save_model(request, obj, form, change)

@@ -46,8 +46,30 @@ def token_matches(presented: str) -> bool:
     return hmac.compare_digest(presented.encode(), local_token().encode())
 
 
-def call_server(endpoint: str, payload: dict, *, locked: IndexLocked) -> dict:
-    """POST to the running server's local API; explain plainly when that is not possible."""
+def served_here() -> bool:
+    """Whether a server of this data dir may own the embedded index (no Qdrant server configured)."""
+    return not settings.AMEM_QDRANT_URL and token_path().exists()
+
+
+def try_server(endpoint: str, payload: dict) -> dict | None:
+    """The running server's answer, or None when no server answers (the command then works locally).
+
+    Commands ask the server first, before importing the engine: the server owns the embedded
+    index (opened at start-up), and a forwarded call must not pay for loading the model.
+    """
+    if not served_here():
+        return None
+    try:
+        return _post(endpoint, payload, timeout=60)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 401:  # a server of another data dir (its token differs): not ours
+            return None
+        raise _refused(exc) from None
+    except (urllib.error.URLError, OSError):
+        return None
+
+
+def _post(endpoint: str, payload: dict, *, timeout: float) -> dict:
     url = f"{settings.AMEM_SERVER_URL.rstrip('/')}/api/v1/local/{endpoint}"
     request = urllib.request.Request(
         url,
@@ -55,14 +77,23 @@ def call_server(endpoint: str, payload: dict, *, locked: IndexLocked) -> dict:
         headers={"Content-Type": "application/json", "Authorization": f"Bearer {local_token()}"},
         method="POST",
     )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def _refused(exc: urllib.error.HTTPError) -> AmemError:
+    detail = exc.read().decode(errors="replace")
+    with contextlib.suppress(ValueError):
+        detail = json.loads(detail).get("detail", detail)
+    return AmemError(f"the server refused: {detail}")
+
+
+def call_server(endpoint: str, payload: dict, *, locked: IndexLocked) -> dict:
+    """POST to the running server's local API; explain plainly when that is not possible."""
     try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return json.loads(response.read())
+        return _post(endpoint, payload, timeout=60)
     except urllib.error.HTTPError as exc:
-        detail = exc.read().decode(errors="replace")
-        with contextlib.suppress(ValueError):
-            detail = json.loads(detail).get("detail", detail)
-        raise AmemError(f"the server refused: {detail}") from None
+        raise _refused(exc) from None
     except (urllib.error.URLError, OSError):
         raise AmemError(
             f"{locked} No server answered at {settings.AMEM_SERVER_URL} either "

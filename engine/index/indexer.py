@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.config import get_config
-from engine.errors import AmemError
+from engine.errors import AmemError, IndexLocked
 from engine.index.embeddings import from_bytes, to_bytes
 from engine.index.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
 from engine.index.tokenize import tokenize
@@ -114,6 +114,10 @@ def sync_notes(note_ids: Iterable) -> SyncResult:
     notes = list(Note.objects.filter(pk__in=list(note_ids), index_dirty=True))
     try:
         apply(notes)
+    except IndexLocked:
+        # The documented path: a command while the server runs. The server's drainer indexes them.
+        log.info("%d note(s) left for the process that owns the index (the server)", len(notes))
+        return SyncResult()
     except AmemError as exc:
         log.warning("index sync failed, %d note(s) stay dirty: %s", len(notes), exc)
         return SyncResult(failed=len(notes), error=str(exc))

@@ -16,6 +16,7 @@ import threading
 from django.db import close_old_connections, connection
 
 from engine import runtime
+from engine.config import get_config
 from engine.errors import AmemError
 from engine.index import indexer
 
@@ -88,7 +89,9 @@ def start() -> Drainer | None:
     global _drainer
     if not runtime.index_available():
         return None
-    runtime.store()  # open it now: the first CLI call after start-up is forwarded, not refused
+    # Open the shared collection now (shards open, and lock, on first use): the first CLI call
+    # after start-up then finds it held and is forwarded here.
+    runtime.store().ensure_collection(get_config().collection)
     with _lock:
         if _drainer is None:
             _drainer = Drainer()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.errors import AmemError
-from engine.write.pipeline import resolve_agent
 from memories.models import Agent
 
 
@@ -19,4 +18,6 @@ class AmemCommand(BaseCommand):
             raise CommandError(str(exc)) from None
 
     def agent(self, agent_id: str) -> Agent:
+        from engine.write.pipeline import resolve_agent  # imported here: forwarding commands never need it
+
         return resolve_agent(agent_id)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from engine.errors import IndexLocked
-from engine.write.pipeline import add_episodic, add_memory
 from memories.local_bridge import call_server
 from memories.management.base import AmemCommand
 
 
 class Command(AmemCommand):
+    # Skip the URL and model checks (they import every view and the engine): a forwarded call
+    # should cost an HTTP round trip, not the project's import time. `manage.py check` runs them.
+    requires_system_checks: list[str] = []
     help = (
         'Add a memory: amem_add --agent demo "text" [--scope shared] [--subject alex] [--source msg-1] '
         "[--type memory|knowledge] [--episodic [--context TEXT]]"
@@ -35,6 +37,8 @@ class Command(AmemCommand):
     def handle(self, *args, text, agent, scope, subjects, sources, note_type, episodic, context, **options):
         if context and not episodic:
             raise CommandError("--context goes with --episodic (the full pipeline writes its own context)")
+        from engine.write.pipeline import add_episodic, add_memory  # imported here: the model's stack
+
         owner = self.agent(agent)
         if episodic:
             note = add_episodic(

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 from engine.errors import IndexLocked
-from engine.retrieval.search import search
-from memories.local_api import result_dict
-from memories.local_bridge import call_server
+from memories.local_bridge import call_server, try_server
 from memories.management.base import AmemCommand
 
 
 class Command(AmemCommand):
+    # Skip the URL and model checks (they import every view and the engine): a forwarded call
+    # should cost an HTTP round trip, not the project's import time. `manage.py check` runs them.
+    requires_system_checks: list[str] = []
     help = 'Search: amem_search --agent demo "query" [--limit 5] [--subject alex] [--json]'
 
     def add_arguments(self, parser):
@@ -22,12 +23,10 @@ class Command(AmemCommand):
         parser.add_argument("--json", action="store_true", help="one JSON object per result")
 
     def handle(self, *args, query, agent, limit, subject, **options):
-        try:
-            rows = [result_dict(r) for r in search(query, self.agent(agent), limit=limit, subject=subject)]
-        except IndexLocked as locked:
-            # The server owns the embedded index: ask it to run the same search.
-            payload = {"agent": agent, "query": query, "limit": limit, "subject": subject}
-            rows = call_server("search", payload, locked=locked)["results"]
+        payload = {"agent": agent, "query": query, "limit": limit, "subject": subject}
+        # The server owns the embedded index: ask it first, before importing the engine (the model).
+        answer = try_server("search", payload)
+        rows = answer["results"] if answer is not None else self._search_here(payload)
         if not rows:
             self.stdout.write("no memories found")
         for row in rows:
@@ -35,3 +34,15 @@ class Command(AmemCommand):
                 self.stdout.write(json.dumps(row, ensure_ascii=False))
             else:
                 self.stdout.write(f"{row['similarity']:5.2f}  {row['via']:5}  {row['id']}  {row['content']}")
+
+    def _search_here(self, payload: dict) -> list[dict]:
+        from engine.retrieval.search import search  # imported here: loading it loads the model's stack
+        from memories.local_api import result_dict
+
+        try:
+            results = search(
+                payload["query"], self.agent(payload["agent"]), limit=payload["limit"], subject=payload["subject"]
+            )
+            return [result_dict(r) for r in results]
+        except IndexLocked as locked:
+            return call_server("search", payload, locked=locked)["results"]
