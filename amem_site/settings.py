@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # its own Swagger UI files for /api/v1/docs (no CDN: the docs work offline)
     "django_htmx",
     "template_partials",
     "django_q",
