@@ -1,4 +1,6 @@
-"""GET /healthz: unauthenticated readiness (database, index, embedding model)."""
+"""GET /healthz: unauthenticated readiness — the database answers and, in a process that may open
+the index, the index answers. It does not load or test the embedding model (that would make a
+probe cost seconds); a model that cannot load shows as a clear error on the first write or search."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ It builds its own SQLite database and embedded Qdrant shard in a scratch folder
 (``--data-dir``, default a temp dir), ingests synthetic memories through the real
 ``add_episodic_batch`` (real MiniLM embeddings, real outbox sync into
 qdrant-edge) for 20 agents, then times the index query every search makes: a
-hybrid (dense + BM25, RRF) query filtered by one agent's access rules. Query
+hybrid (the dense and BM25 legs search() runs, fused in Python) query filtered by one agent's access rules. Query
 vectors are embedded beforehand, so the latency is the index's own.
 """
 
@@ -112,7 +112,9 @@ def main() -> None:
             flt = access.index_filter(agent)
             sparse = bm25_query_vector(tokenize(text))
             t = time.perf_counter()
-            store.query_hybrid(collection, vector, sparse, flt, 10, prefetch=40)
+            # What search() does: both legs (40 each), fused in Python afterwards.
+            store.query_dense(collection, vector, flt, 40)
+            store.query_sparse(collection, sparse, flt, 40)
             hybrid.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
             store.query_dense(collection, vector, flt, 40)

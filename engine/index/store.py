@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import threading
 import zlib
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -174,8 +175,8 @@ class IndexMeta:
             )
 
 
-class VectorStore:
-    """Dense + sparse index of notes, with filtered, sparse and hybrid queries."""
+class VectorStore(ABC):
+    """Dense + sparse index of notes, with filtered dense and sparse queries (search fuses them)."""
 
     def __init__(self, embedding_model: str, dimension: int) -> None:
         self.embedding_model = embedding_model
@@ -187,55 +188,42 @@ class VectorStore:
         return IndexMeta(self.embedding_model, self.dimension, LEXICAL_VERSION)
 
     # Collections ----------------------------------------------------------------------
-    def ensure_collection(self, name: str) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def ensure_collection(self, name: str) -> None: ...
 
-    def drop_collection(self, name: str) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def drop_collection(self, name: str) -> None: ...
 
-    def collections(self) -> list[str]:
-        raise NotImplementedError
+    @abstractmethod
+    def collections(self) -> list[str]: ...
 
     # Writes ----------------------------------------------------------------------
-    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def upsert(self, collection: str, points: Sequence[IndexPoint]) -> None: ...
 
-    def delete(self, collection: str, ids: Iterable[str]) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def delete(self, collection: str, ids: Iterable[str]) -> None: ...
 
     # Reads -----------------------------------------------------------------------
-    def query_dense(self, collection: str, vector: np.ndarray, flt: IndexFilter, limit: int) -> list[Hit]:
-        raise NotImplementedError
+    @abstractmethod
+    def query_dense(self, collection: str, vector: np.ndarray, flt: IndexFilter, limit: int) -> list[Hit]: ...
 
-    def query_sparse(self, collection: str, vector: SparseVector, flt: IndexFilter, limit: int) -> list[Hit]:
-        raise NotImplementedError
+    @abstractmethod
+    def query_sparse(self, collection: str, vector: SparseVector, flt: IndexFilter, limit: int) -> list[Hit]: ...
 
-    def query_hybrid(
-        self,
-        collection: str,
-        dense: np.ndarray,
-        sparse: SparseVector,
-        flt: IndexFilter,
-        limit: int,
-        *,
-        prefetch: int,
-        rrf_k: int = 60,
-    ) -> list[Hit]:
-        raise NotImplementedError
+    @abstractmethod
+    def count(self, collection: str, flt: IndexFilter | None = None) -> int: ...
 
-    def count(self, collection: str, flt: IndexFilter | None = None) -> int:
-        raise NotImplementedError
-
+    @abstractmethod
     def ids(self, collection: str) -> Iterator[str]:
         """Every point id in the collection (for reconciling with the database)."""
-        raise NotImplementedError
 
     # Maintenance -------------------------------------------------------------------
-    def optimize(self) -> None:
+    def optimize(self) -> None:  # noqa: B027 — optional hook: a backend without segments has nothing to do
         """Build HNSW / merge segments after a bulk load (no-op where not needed)."""
 
-    def close(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def close(self) -> None: ...
 
     def ping(self) -> bool:
         """Whether the backend answers (for /healthz)."""
@@ -396,23 +384,6 @@ class EdgeStore(VectorStore):
             with_payload=False,
         )
         return [h for h in self._hits(self._shard(collection).query(request)) if h.score > 0]
-
-    def query_hybrid(self, collection, dense, sparse, flt, limit, *, prefetch, rrf_k=60) -> list[Hit]:
-        q = self._q
-        native = self._filter(flt)
-        prefetches = [
-            q.Prefetch(
-                limit=prefetch,
-                query=q.Query.Nearest(np.asarray(dense, dtype=np.float32).tolist(), using=DENSE),
-                filter=native,
-            )
-        ]
-        if sparse.indices:
-            prefetches.append(
-                q.Prefetch(limit=prefetch, query=q.Query.Nearest(self._sparse(sparse), using=SPARSE), filter=native)
-            )
-        request = q.QueryRequest(limit=limit, query=q.Fusion.Rrf(k=rrf_k), prefetches=prefetches, with_payload=False)
-        return self._hits(self._shard(collection).query(request))
 
     def count(self, collection: str, flt: IndexFilter | None = None) -> int:
         return int(self._shard(collection).count(self._q.CountRequest(exact=True, filter=self._filter(flt))))
@@ -612,16 +583,6 @@ class ClientStore(VectorStore):
             collection, query=self._sparse(vector), using=SPARSE, query_filter=self._filter(flt), limit=limit
         )
         return [h for h in hits if h.score > 0]
-
-    def query_hybrid(self, collection, dense, sparse, flt, limit, *, prefetch, rrf_k=60) -> list[Hit]:
-        m = self._m
-        native = self._filter(flt)
-        prefetches = [
-            m.Prefetch(query=np.asarray(dense, dtype=np.float32).tolist(), using=DENSE, filter=native, limit=prefetch)
-        ]
-        if sparse.indices:
-            prefetches.append(m.Prefetch(query=self._sparse(sparse), using=SPARSE, filter=native, limit=prefetch))
-        return self._query(collection, prefetch=prefetches, query=m.RrfQuery(rrf=m.Rrf(k=rrf_k)), limit=limit)
 
     def count(self, collection: str, flt: IndexFilter | None = None) -> int:
         self.ensure_collection(collection)

@@ -318,18 +318,6 @@ class LLM:
 
     # ------------------------------------------------------------------ plumbing
 
-    def call_role(self, role: str, variables: Mapping[str, object], *, agent_id: str | None = None) -> str | None:
-        """Raw reply text for a role's prompt, unparsed; None when offline or on failure."""
-        tier = self.config.tier_for(role)
-        if tier.provider == "none":
-            return None
-        started = time.monotonic()
-        reply = self._send(role, tier, prompts.render(role, self.config.prompt_locale, variables), agent_id, started)
-        if reply is None:
-            return None
-        self._record(role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out))
-        return reply.text
-
     def _run(self, call: _Call[T], agent_id: str | None) -> T:
         tier = self.config.tier_for(call.role)
         if tier.provider == "none":

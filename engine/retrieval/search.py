@@ -74,8 +74,10 @@ def rrf_fuse(ranked_lists: list[list[str]], k: int) -> dict[str, float]:
     return scores
 
 
-def dense_pool_size(limit: int, visible: int, pipeline: Pipeline = FULL) -> int:
-    return min(max(pipeline.pool_factor * limit, pipeline.pool_min), visible)
+def dense_pool_size(limit: int, visible: int | None = None, pipeline: Pipeline = FULL) -> int:
+    """How many candidates each leg fetches; ``visible`` caps it where the caller knows the count."""
+    pool = max(pipeline.pool_factor * limit, pipeline.pool_min)
+    return pool if visible is None else min(pool, visible)
 
 
 def clean_topics(topics: object) -> tuple[str, ...]:
@@ -175,7 +177,7 @@ def search(
     collection = access.collection_for(agent)
     flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))
     # Asking for more than exist just returns what exists, so no count round trip is needed.
-    pool = dense_pool_size(limit, 10**9, pipeline)
+    pool = dense_pool_size(limit, pipeline=pipeline)
     qvec = query_vector if query_vector is not None else embed_query(query)
 
     dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense else []

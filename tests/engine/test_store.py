@@ -107,16 +107,15 @@ def test_an_empty_sparse_query_returns_nothing(vs):
     assert vs.query_sparse(C, bm25_query_vector([]), IndexFilter(), 10) == []
 
 
-def test_hybrid_query_fuses_both_legs_inside_the_filter(vs):
+def test_both_legs_keep_inside_the_filter(vs):
     lexical = point("qdrant shard folder", unit(5))
     dense = point("unrelated words", unit(0))
     foreign = point("qdrant qdrant", unit(0), agent_id="b")
     vs.upsert(C, [lexical, dense, foreign])
-    hits = vs.query_hybrid(
-        C, unit(0), bm25_query_vector(tokenize("qdrant")), IndexFilter((Eq("agent_id", "a"),)), 10, prefetch=10
-    )
-    ids = [h.id for h in hits]
-    assert set(ids) == {lexical.id, dense.id}
+    only_a = IndexFilter((Eq("agent_id", "a"),))
+    ids = {h.id for h in vs.query_dense(C, unit(0), only_a, 10)}
+    ids |= {h.id for h in vs.query_sparse(C, bm25_query_vector(tokenize("qdrant")), only_a, 10)}
+    assert {lexical.id, dense.id} <= ids
     assert foreign.id not in ids
 
 
@@ -206,3 +205,13 @@ def test_a_second_process_opening_the_edge_index_gets_a_clear_error(tmp_path):
     owner.close()
     assert out.stdout.startswith("LOCKED"), out.stderr
     assert "another process" in out.stdout
+
+
+def test_both_backends_implement_the_one_index_interface():
+    import inspect
+
+    from engine.index.store import ClientStore, EdgeStore, VectorStore
+
+    assert inspect.isabstract(VectorStore)
+    for backend in (EdgeStore, ClientStore):
+        assert issubclass(backend, VectorStore) and not inspect.isabstract(backend)

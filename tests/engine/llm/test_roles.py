@@ -194,11 +194,3 @@ def test_user_text_that_looks_like_a_placeholder_is_sent_verbatim(make_llm: Make
     _reply(fake_llm, {"keywords": ["x"], "tags": ["y"], "context": "z"})
     make_llm(KEY).construct("literal {{text}} and {{candidates}} here")
     assert "literal {{text}} and {{candidates}} here" in fake_llm.requests[0].prompt
-
-
-def test_call_role_returns_the_raw_reply_text_and_records_the_call(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
-) -> None:
-    _reply(fake_llm, "  raw answer  ")
-    assert make_llm(KEY).call_role("should_merge", {"a": "x", "b": "y"}, agent_id="a1") == "raw answer"
-    assert [(r.role, r.tier, r.outcome, r.agent_id) for r in records] == [("should_merge", "strong", "ok", "a1")]

@@ -18,4 +18,5 @@ def test_each_leg_is_asked_for_twice_the_limit_and_at_least_twenty(alice, store,
 
 def test_the_pool_never_exceeds_what_is_visible():
     assert dense_pool_size(10, 7) == 7
+    assert dense_pool_size(50) == 100  # no cap when the caller does not know the count
     assert dense_pool_size(50, 10_000) == 100
