@@ -11,14 +11,25 @@ PIP    := $(VENV)/bin/pip
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+TORCH_VERSION   ?= 2.13.0+cpu
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: install browser run serve test test-fast lint test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	# torch first, pinned to the CPU wheel (anything else pulls a multi-GB CUDA build)
-	$(PIP) install --quiet torch==2.13.0
+	# torch first, the CPU build (2.13.0+cpu): plain PyPI resolves torch to the multi-GB CUDA build.
+	# PyTorch's CPU wheel index offers it; a machine whose pip config already holds the wheel
+	# (a local wheelhouse, no network) takes it from there. The +cpu pin fails loudly rather
+	# than fall back to CUDA.
+	@if curl -fsS --max-time 5 -o /dev/null $(TORCH_CPU_INDEX)/torch/ 2>/dev/null; then \
+	  echo "torch: CPU build from $(TORCH_CPU_INDEX)"; \
+	  $(PIP) install --quiet torch==$(TORCH_VERSION) --extra-index-url $(TORCH_CPU_INDEX); \
+	else \
+	  echo "torch: $(TORCH_CPU_INDEX) unreachable; the CPU build from pip's configured sources"; \
+	  $(PIP) install --quiet torch==$(TORCH_VERSION); \
+	fi
 	$(PIP) install --quiet -e '.[test]'
 	touch $@
 
