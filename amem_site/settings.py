@@ -195,7 +195,7 @@ AMEM = {
     "bfs_min_sim": env_float("AMEM_BFS_MIN_SIM", 0.25, low=-1.0, high=1.0),
     "bfs_max_extra": env_int("AMEM_BFS_MAX_EXTRA", 8, minimum=0),
     "conflict_mode": env_choice("AMEM_CONFLICT_MODE", "review", ("review", "auto")),
-    # Maintenance jobs (DESIGN §6, docs/maintenance.md)
+    # Maintenance jobs (docs/architecture.md §6, docs/maintenance.md)
     "idle_seconds": env_int("AMEM_IDLE_SECONDS", 60, minimum=0),
     "idle_max_wait_minutes": env_int("AMEM_IDLE_MAX_WAIT_MINUTES", 60, minimum=0),
     "idle_max_stops": env_int("AMEM_IDLE_MAX_STOPS", 3, minimum=1),

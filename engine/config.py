@@ -14,7 +14,7 @@ class EngineConfig:
     quality_min_chars: int = 10
     max_note_chars: int = 20_000
     ephemeral_days: int = 7
-    # Dedup ladder (DESIGN §3)
+    # Dedup ladder (docs/architecture.md §3)
     dedup_fold_sim: float = 0.85
     dedup_flag_sim: float = 0.72
     # Linking and evolution
@@ -23,7 +23,7 @@ class EngineConfig:
     evolve_every: int = 20
     evolve_max_neighbours: int = 3
     crud_update_min_sim: float = 0.35
-    # Retrieval (DESIGN §4)
+    # Retrieval (docs/architecture.md §4)
     rrf_k: int = 60
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
@@ -33,7 +33,7 @@ class EngineConfig:
     bfs_min_sim: float = 0.25
     bfs_max_extra: int = 8
     conflict_mode: str = "review"
-    # Maintenance (DESIGN §6): the idle gate, merge thresholds, the sweep, schedules
+    # Maintenance (docs/architecture.md §6): the idle gate, merge thresholds, the sweep, schedules
     idle_seconds: int = 60
     idle_max_wait_minutes: int = 60
     idle_max_stops: int = 3

@@ -2,7 +2,7 @@
 
 The embedded Qdrant shard may be opened by one process only; a process whose
 role is ``worker`` never opens it (its writes stay dirty until the web process
-syncs them, DESIGN §2).
+syncs them, docs/architecture.md §2).
 """
 
 from __future__ import annotations

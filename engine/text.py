@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.errors import InvalidInput, QualityRejected
 
-# Signals that a note describes a passing state (DESIGN §3): kept, but marked ephemeral.
+# Signals that a note describes a passing state (docs/architecture.md §3): kept, but marked ephemeral.
 EPHEMERAL_SIGNALS = (
     "待跑",
     "等确认",
@@ -88,7 +88,7 @@ def check_context(context: object, *, max_chars: int) -> str:
 
 
 def embedding_text(content: str, keywords=(), tags=(), context: str = "") -> str:
-    """The one recipe (DESIGN §3) for the dense vector *and* the BM25 document:
+    """The one recipe (docs/architecture.md §3) for the dense vector *and* the BM25 document:
     content + keywords + tags + context.
 
     The seed left the context out of BM25. On LoCoMo, where an episodic turn's context is

@@ -1,4 +1,4 @@
-"""Who may read and write which notes: the only place that decides (DESIGN §1, §3).
+"""Who may read and write which notes: the only place that decides (docs/architecture.md §1, §3).
 
 Rules: the owner always may; otherwise the caller must be listed in
 ``readers`` / ``writers`` or the list must hold ``*``. A retired note is

@@ -1,4 +1,4 @@
-"""/api/v1/: the agent-facing JSON API (DESIGN §7).
+"""/api/v1/: the agent-facing JSON API (docs/architecture.md §7).
 
 The bearer key decides the agent; no request field can name another one.
 Every operation is one engine call: the engine validates, decides access

@@ -1,7 +1,7 @@
 """The system of record: agents, keys, notes, links, history, conflicts, jobs.
 
 The SQL database owns every fact; Qdrant is an index derived from it
-(DESIGN §2). Nothing here is ever hard-deleted by the engine: a note is
+(docs/architecture.md §2). Nothing here is ever hard-deleted by the engine: a note is
 retired with ``is_active=False``.
 """
 
@@ -43,7 +43,7 @@ class Agent(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     # Set on every write; the nightly jobs only visit agents that wrote since their last run.
     last_write_at = models.DateTimeField(null=True, blank=True)
-    # Writes that produced links; evolution runs on every N-th (DESIGN §3), counted atomically here.
+    # Writes that produced links; evolution runs on every N-th (docs/architecture.md §3), counted atomically here.
     link_write_count = models.PositiveIntegerField(default=0)
     # People (not staff: staff see every agent) who may review this agent's memories at /review/.
     reviewers = models.ManyToManyField(
@@ -127,7 +127,7 @@ class NoteQuerySet(models.QuerySet["Note"]):
 
 
 class Note(models.Model):
-    """One memory. Every field of DESIGN §2–§3."""
+    """One memory. Every field of docs/architecture.md §2–§3."""
 
     MEMORY = "memory"
     KNOWLEDGE = "knowledge"
@@ -149,7 +149,7 @@ class Note(models.Model):
     topics = models.JSONField(default=list, blank=True)
     confidence = models.CharField(max_length=10, blank=True)
 
-    # Access (DESIGN §3): owner always may; "*" in a list means everyone.
+    # Access (docs/architecture.md §3): owner always may; "*" in a list means everyone.
     owner = models.CharField(max_length=64, db_index=True)
     readers = models.JSONField(default=list, blank=True)
     writers = models.JSONField(default=list, blank=True)
@@ -190,7 +190,7 @@ class Note(models.Model):
     conflict_scanned_at = models.DateTimeField(null=True, blank=True)
     merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
-    # Outbox (DESIGN §2): set in the same transaction as any indexed change,
+    # Outbox (docs/architecture.md §2): set in the same transaction as any indexed change,
     # cleared by the indexer only if ``revision`` did not move meanwhile.
     index_dirty = models.BooleanField(default=True)
     revision = models.PositiveIntegerField(default=0)
@@ -305,7 +305,7 @@ class ConflictPair(models.Model):
 
 
 class JobRun(models.Model):
-    """One run of a maintenance job for one agent (DESIGN §6)."""
+    """One run of a maintenance job for one agent (docs/architecture.md §6)."""
 
     job = models.CharField(max_length=50, db_index=True)
     agent_id = models.CharField(max_length=64, blank=True, db_index=True)

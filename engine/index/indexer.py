@@ -1,4 +1,4 @@
-"""The outbox index sync (DESIGN §2): the database is the truth, Qdrant follows it.
+"""The outbox index sync (docs/architecture.md §2): the database is the truth, Qdrant follows it.
 
 A write commits the note with ``index_dirty=True`` and a bumped ``revision``
 in one transaction. ``sync_dirty`` applies dirty notes to the index and clears
@@ -42,7 +42,7 @@ class SyncResult:
 
 
 def payload_for(note: Note) -> dict:
-    """What index queries filter on (DESIGN §2). Topics are lower-cased for case-insensitive filters."""
+    """What index queries filter on (docs/architecture.md §2). Topics are lower-cased for case-insensitive filters."""
     return {
         "agent_id": note.agent_id,
         "owner": note.owner,

@@ -1,4 +1,4 @@
-"""VectorStore: the one choke point to Qdrant (DESIGN §2).
+"""VectorStore: the one choke point to Qdrant (docs/architecture.md §2).
 
 Two backends with one interface:
 

@@ -1,9 +1,9 @@
-"""Maintenance jobs (DESIGN §6), run by django-q2's worker or by hand (``manage.py amem_jobs``).
+"""Maintenance jobs (docs/architecture.md §6), run by django-q2's worker or by hand (``manage.py amem_jobs``).
 
 A worker never opens the embedded index, so every job works from the database
 alone: similarities come from the notes' stored embeddings, changes are written
 in transactions with their ``NoteEvent`` and ``mark_dirty()``, and the web
-process re-indexes the dirty notes on its next sync (the outbox, DESIGN §2).
+process re-indexes the dirty notes on its next sync (the outbox, docs/architecture.md §2).
 
 runner.py       per-agent steps, JobRun rows, the idle gate, the scheduled sequences
 vectors.py      stored embeddings → best pairs above a threshold, in chunks

@@ -1,4 +1,4 @@
-"""Nightly consolidation (DESIGN §6): an agent's similar memories within a category become one.
+"""Nightly consolidation (docs/architecture.md §6): an agent's similar memories within a category become one.
 
 Over the agent's own active memory notes (knowledge notes are reference
 material and are skipped; shared notes belong to everyone and are skipped;

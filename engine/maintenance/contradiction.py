@@ -1,4 +1,4 @@
-"""Contradiction sweep (DESIGN §6): find notes of an agent that cannot both be true.
+"""Contradiction sweep (docs/architecture.md §6): find notes of an agent that cannot both be true.
 
 Over the agent's own active memory notes (not knowledge, not shared), per
 category, newest first, in batches of ``sweep_batch`` (25): one strong-tier call

@@ -1,4 +1,4 @@
-"""pending_merge resolution (DESIGN §6): each flagged note against the note it resembled.
+"""pending_merge resolution (docs/architecture.md §6): each flagged note against the note it resembled.
 
 A write whose text was 0.72–0.85 similar to a writable note was inserted with
 ``pending_merge`` and ``merge_candidate`` (L2.5). Unlike the seed, which

@@ -1,4 +1,4 @@
-"""Quality scan (DESIGN §6): flag notes a reviewer should look at; never changes their text.
+"""Quality scan (docs/architecture.md §6): flag notes a reviewer should look at; never changes their text.
 
 Reasons, over the notes the agent owns (its private and its shared ones):
 

@@ -6,7 +6,7 @@ since their last completed run of that job, so a second run right after the
 first finds nothing to do, and an agent left over by an interrupted night is
 picked up by the next one.
 
-The idle gate (DESIGN §6) keeps maintenance out of the way of live traffic: a
+The idle gate (docs/architecture.md §6) keeps maintenance out of the way of live traffic: a
 step starts only when no agent has written for ``idle_seconds``, and a write
 arriving while it runs stops it at its next model call (work already committed
 stays; the rest waits). Scheduled runs wait for quiet and retry a stopped step;

@@ -1,4 +1,4 @@
-"""Same-day merge (DESIGN §6): today's near-duplicates of an agent become one note.
+"""Same-day merge (docs/architecture.md §6): today's near-duplicates of an agent become one note.
 
 Runs during the day (the ``daytime`` sequence) for an agent with at least
 ``same_day_min_notes`` (5) notes written today, not counting notes still

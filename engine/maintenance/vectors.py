@@ -1,6 +1,6 @@
 """Similar pairs from the notes' stored embeddings (the worker never queries the index).
 
-Every note keeps the float32 bytes of its recipe embedding (DESIGN §2), so the
+Every note keeps the float32 bytes of its recipe embedding (docs/architecture.md §2), so the
 cosine of two notes is the dot product of their stored, unit-length vectors.
 ``best_pairs`` scans the upper triangle of the similarity matrix a block of rows
 at a time (about 16 MB per block), keeping only the best ``limit`` pairs that

@@ -1,1 +1,1 @@
-"""Search (DESIGN §4): fusion, heat and the link walk."""
+"""Search (docs/architecture.md §4): fusion, heat and the link walk."""

@@ -1,4 +1,4 @@
-"""Heat: a small boost for notes that keep being retrieved (DESIGN §4).
+"""Heat: a small boost for notes that keep being retrieved (docs/architecture.md §4).
 
 factor = 1 + weight · ln(1 + retrieval_count) / (age_days + 1), with the age
 measured from ``last_accessed`` (else ``created_at``). Every retrieval resets

@@ -1,9 +1,9 @@
-"""Search: dense + BM25 from the index → RRF → heat → top-K → link walk (DESIGN §4).
+"""Search: dense + BM25 from the index → RRF → heat → top-K → link walk (docs/architecture.md §4).
 
 Every scope filter (agent, subject, topics) is inside both index queries
 (memories/access.py builds them). Candidates are re-read from the database and
 re-checked there, so a stale index entry can never surface a retired or foreign
-note (DESIGN §2). Only the returned matches are heated; link results and
+note (docs/architecture.md §2). Only the returned matches are heated; link results and
 internal look-ups never are.
 """
 
@@ -49,7 +49,7 @@ class Pipeline:
     dense: bool = True
     lexical: bool = True
     heat_boost: bool = True
-    # Pool per leg: min(max(pool_factor·limit, pool_min), visible). DESIGN §4 (and the seed) say
+    # Pool per leg: min(max(pool_factor·limit, pool_min), visible). docs/architecture.md §4 (and the seed) say
     # 4·limit; 2·limit is ours. RRF adds a vote per leg, so a deep pool lets a note that is
     # mediocre in both legs outrank one that tops a single leg; with the default MiniLM, whose
     # dense leg is the weaker one, 2·limit raised LoCoMo recall@10 from 0.644 to 0.673 and

@@ -1,1 +1,1 @@
-"""Write paths (DESIGN §3): the pipeline, dedup, fold, construction, linking, evolution, CRUD, edits, conversations."""
+"""Write paths (docs/architecture.md §3): the pipeline, dedup, fold, construction, linking, evolution, CRUD, edits, conversations."""

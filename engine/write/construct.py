@@ -2,7 +2,7 @@
 
 Construction (fast tier) derives keywords, tags, context, category, note type
 and topics from a text. The stored vector of every constructed note is the
-embedding of ``embedding_text(content, keywords, tags, context)`` (DESIGN §3):
+embedding of ``embedding_text(content, keywords, tags, context)`` (docs/architecture.md §3):
 whatever path wrote or changed the note, vectors in one index stay comparable.
 """
 

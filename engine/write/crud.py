@@ -1,4 +1,4 @@
-"""The CRUD decision gate (DESIGN §3, research §7): a dialogue turn → at most three memory ops.
+"""The CRUD decision gate (docs/architecture.md §3, research §7): a dialogue turn → at most three memory ops.
 
 The existing memories shown to the model come from an internal search (no heat).
 Per op:

@@ -1,4 +1,4 @@
-"""The dedup ladder (DESIGN §3): L1 exact hash, L2 fold at ≥ 0.85, L2.5 flag at ≥ 0.72.
+"""The dedup ladder (docs/architecture.md §3): L1 exact hash, L2 fold at ≥ 0.85, L2.5 flag at ≥ 0.72.
 
 Like with like: stored vectors embed content + keywords + tags + context, but a
 new text has no constructed fields yet, and constructing it first would pay an

@@ -1,4 +1,4 @@
-"""Evolution (DESIGN §3): a new note refines the context and tags of its linked neighbours.
+"""Evolution (docs/architecture.md §3): a new note refines the context and tags of its linked neighbours.
 
 It runs on every ``evolve_every``-th (20) link-producing write of an agent. The
 count lives on the Agent row and is bumped with one UPDATE inside a

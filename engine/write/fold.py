@@ -1,4 +1,4 @@
-"""L2 fold (DESIGN §3): a new text almost identical to a writable note merges into it.
+"""L2 fold (docs/architecture.md §3): a new text almost identical to a writable note merges into it.
 
 Unlike the seed, which overwrote the old text and left its keywords, tags and
 context stale (research §17.5), the fold keeps the old state in a ``fold``

@@ -1,4 +1,4 @@
-"""Link a new note to its neighbours (DESIGN §3).
+"""Link a new note to its neighbours (docs/architecture.md §3).
 
 Candidates: the top ``link_top_k`` (6) notes the caller may read, by recipe
 vector against recipe vector, with cosine ≥ ``link_min_sim`` (0.3). One batched

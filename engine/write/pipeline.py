@@ -1,4 +1,4 @@
-"""Write paths (DESIGN §3).
+"""Write paths (docs/architecture.md §3).
 
 ``add_memory``: quality gate → L1 → embed → L2 fold / L2.5 flag → construct →
 link → evolve → save. The steps live in their own modules (dedup, fold,
@@ -80,7 +80,7 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
 
 
 def access_fields(agent: Agent, scope: str) -> dict:
-    """agent_id/owner/readers/writers for a new note of ``agent`` in ``scope`` (DESIGN §3)."""
+    """agent_id/owner/readers/writers for a new note of ``agent`` in ``scope`` (docs/architecture.md §3)."""
     if scope not in SCOPES:
         raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}")
     if scope == "shared":
