@@ -23,7 +23,6 @@ from amem_site.env import (
     env_prefixed,
     env_str,
 )
-from engine.llm.config import resolve_llm_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -222,10 +221,8 @@ AMEM_LLM_ENV = env_prefixed(
     extra=("AMEM_PROMPT_LOCALE", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
 )
 AMEM_LLM: dict[str, object] = {}
-try:  # a malformed LLM variable (e.g. AMEM_LLM_TIMEOUT=soon) stops start-up, naming it
-    resolve_llm_config(AMEM_LLM_ENV, AMEM_LLM)
-except ValueError as exc:
-    raise ImproperlyConfigured(str(exc)) from None
+# A malformed LLM variable (e.g. AMEM_LLM_TIMEOUT=soon) stops start-up, naming it: checked by
+# memories/apps.py when Django starts (settings only read the environment).
 
 # --- Task queue (django-q2) --------------------------------------------------
 _redis_url = env_str("AMEM_REDIS_URL", "")

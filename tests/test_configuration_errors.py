@@ -39,6 +39,7 @@ def assert_one_clear_line(result: subprocess.CompletedProcess, *needles: str) ->
         ("DJANGO_DEBUG", "maybe", "DJANGO_DEBUG='maybe' is not a boolean"),
         ("AMEM_CONFLICT_MODE", "delete-all", "AMEM_CONFLICT_MODE='delete-all' must be one of"),
         ("DATABASE_URL", "nonsense://", "DATABASE_URL"),
+        ("AMEM_LLM_TIMEOUT", "soon", "AMEM_LLM_TIMEOUT"),
     ],
 )
 def test_a_malformed_variable_stops_start_up_naming_it(tmp_path, name, value, needle):
