@@ -22,7 +22,7 @@ import uuid
 from django.conf import settings
 from django.db.models import Q
 
-from engine.errors import NotFound, PermissionDenied
+from engine.errors import InvalidInput, NotFound, PermissionDenied
 from engine.index.store import ACTIVE, AnyOf, Empty, Eq, In, IndexFilter
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note
 
@@ -65,6 +65,22 @@ def readable_q(agent: Agent) -> Q:
         return Q(is_active=True, agent_id=agent.id)
     mode_b_agents = Agent.objects.exclude(collection="").values("pk")
     return Q(is_active=True) & ~Q(agent_id__in=mode_b_agents)
+
+
+SCOPES = ("private", "shared")
+
+
+def fields_for_new_note(agent: Agent, scope: str) -> dict:
+    """agent_id/owner/readers/writers for a new note of ``agent`` in ``scope`` (docs/architecture.md §3)."""
+    if scope not in SCOPES:
+        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}")
+    if scope == "shared":
+        if agent.collection:
+            raise InvalidInput(
+                f"agent {agent.pk!r} has its own collection (Mode B); shared notes live in the common index"
+            )
+        return {"agent_id": SHARED_AGENT, "owner": agent.pk, "readers": [EVERYONE], "writers": [agent.pk]}
+    return {"agent_id": agent.pk, "owner": agent.pk, "readers": [agent.pk], "writers": [agent.pk]}
 
 
 def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | None = None) -> IndexFilter:

@@ -28,9 +28,8 @@ from engine.layers import facts, importance
 from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
-from memories.models import EVERYONE, SHARED_AGENT, Agent, Note, NoteEvent
-
-SCOPES = ("private", "shared")
+from memories import access
+from memories.models import Agent, Note, NoteEvent
 
 CREATED, DUPLICATE, FOLDED, FLAGGED = "created", "duplicate", "folded", "flagged"
 
@@ -79,19 +78,6 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
     return cleaned
 
 
-def access_fields(agent: Agent, scope: str) -> dict:
-    """agent_id/owner/readers/writers for a new note of ``agent`` in ``scope`` (docs/architecture.md §3)."""
-    if scope not in SCOPES:
-        raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}")
-    if scope == "shared":
-        if agent.collection:
-            raise InvalidInput(
-                f"agent {agent.pk!r} has its own collection (Mode B); shared notes live in the common index"
-            )
-        return {"agent_id": SHARED_AGENT, "owner": agent.pk, "readers": [EVERYONE], "writers": [agent.pk]}
-    return {"agent_id": agent.pk, "owner": agent.pk, "readers": [agent.pk], "writers": [agent.pk]}
-
-
 def check_occurred_at(occurred_at: object) -> dt.datetime | None:
     if occurred_at is None:
         return None
@@ -119,7 +105,7 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
         session=_session(item.session),
         index_dirty=True,
         revision=1,
-        **access_fields(agent, item.scope),
+        **access.fields_for_new_note(agent, item.scope),
     )
 
 
@@ -235,7 +221,7 @@ def add_memory(
         occurred_at=check_occurred_at(occurred_at),
         actor=actor or agent.pk,
     )
-    access_fields(agent, scope)  # an impossible scope fails here, before any work
+    access.fields_for_new_note(agent, scope)  # an impossible scope fails here, before any work
 
     existing = dedup.find_exact(agent, given.checked.text, given.subjects)
     if existing is not None:
@@ -290,7 +276,7 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
         merge_similarity=decision.similarity if flagged else None,
         index_dirty=True,
         revision=1,
-        **access_fields(agent, given.scope),
+        **access.fields_for_new_note(agent, given.scope),
     )
     apply_fields(note, fields)
     note.importance = fields.importance or importance.rate(text, vector)
