@@ -8,14 +8,13 @@ syncs them, docs/architecture.md §2).
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict
 
 from engine.config import get_config
 from engine.errors import ConfigError, IndexUnavailable
 from engine.index.embeddings import Embedder, get_embedder
 from engine.index.store import ClientStore, EdgeStore, VectorStore
 from engine.index.tokenize import words
-from engine.llm.client import LLM, LlmCallRecord, build_llm
+from engine.llm.client import LLM, build_llm
 from engine.llm.offline import OfflineRules
 
 _store: VectorStore | None = None
@@ -74,21 +73,6 @@ def close_store() -> None:
         old.close()
 
 
-def record_llm_call(record: LlmCallRecord) -> None:
-    """Keep the accounting row for the dashboard; accounting never breaks a write."""
-    from memories.models import LlmCall
-
-    try:
-        row = asdict(record)
-        row["agent_id"] = row.get("agent_id") or ""
-        row["error"] = row.get("error") or ""
-        LlmCall.objects.create(**row)
-    except Exception:
-        import logging
-
-        logging.getLogger("engine.runtime").warning("could not record an LLM call", exc_info=True)
-
-
 def llm() -> LLM:
     """The process's LLM façade (settings: AMEM_LLM_ENV > AMEM_LLM > defaults)."""
     global _llm
@@ -98,6 +82,8 @@ def llm() -> LLM:
 
     with _lock:
         if _llm is None:
+            from memories.llm_calls import record_llm_call  # the accounting rows live with the models
+
             offline = OfflineRules(lambda texts: embedder().encode(list(texts)), words)
             try:
                 _llm = build_llm(settings.AMEM_LLM_ENV, settings.AMEM_LLM, recorder=record_llm_call, offline=offline)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
@@ -128,6 +129,27 @@ class _Call(Generic[T]):
     validate: Callable[[Any], T | None]
     default: T
     offline: Callable[[OfflineRules], T]
+
+
+_watching = threading.local()
+
+
+@contextmanager
+def recorded_calls() -> Iterator[list[LlmCallRecord]]:
+    """The records of the model calls this thread makes inside the block, as the LLM recorded them.
+
+    The façade never raises and answers a failure with the role's safe default; a caller that
+    must tell the two apart (a maintenance job) reads the outcome here.
+    """
+    records: list[LlmCallRecord] = []
+    stack = getattr(_watching, "stack", None)
+    if stack is None:
+        stack = _watching.stack = []
+    stack.append(records)
+    try:
+        yield records
+    finally:
+        stack.remove(records)
 
 
 class LLM:
@@ -424,6 +446,8 @@ class LLM:
             record.latency_ms,
             f" error={error}" if error else "",
         )
+        for watched in getattr(_watching, "stack", ()):
+            watched.append(record)
         if self.recorder is not None:
             try:
                 self.recorder(record)

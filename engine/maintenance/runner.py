@@ -30,7 +30,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from engine.config import EngineConfig, get_config
-from memories.models import Agent, JobRun, LlmCall
+from engine.llm.client import recorded_calls
+from memories.models import Agent, JobRun
 
 log = logging.getLogger("engine.maintenance")
 
@@ -134,15 +135,13 @@ class Step:
         The LLM layer never raises and answers a failure with the role's safe
         default (NEW, no merge, no conflicts), which a job must not act on: a
         provider outage would otherwise clear every pending flag or mark every
-        batch scanned. Its accounting row (LlmCall) tells the two apart.
+        batch scanned. The outcome the LLM layer recorded for the call tells the two apart.
         """
         self.gate.check()
-        before = LlmCall.objects.aggregate(last=Max("pk"))["last"] or 0
-        value = call()
+        with recorded_calls() as records:
+            value = call()
         self.count("llm_calls")
-        failed = LlmCall.objects.filter(
-            pk__gt=before, role=role, agent_id=self.agent.pk, outcome__in=FAILED_CALL
-        ).exists()
+        failed = any(r.role == role and r.outcome in FAILED_CALL for r in records)
         if failed:
             self.count("llm_failed")
         return value, not failed

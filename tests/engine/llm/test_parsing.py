@@ -139,3 +139,15 @@ def test_unusable_replies_never_raise(reply: str) -> None:
 
 def test_a_pathologically_bracketed_reply_is_parsed_quickly() -> None:
     assert parse_reply("[" * 20000, validate_note_fields) is None
+
+
+def test_the_outcome_the_llm_recorded_is_handed_to_whoever_watches_the_call(
+    make_llm: MakeLLM, fake_llm: FakeLLMServer
+) -> None:
+    from engine.llm.client import recorded_calls
+
+    fake_llm.reply("no json here at all")
+    with recorded_calls() as seen:
+        fields = make_llm(KEY).construct("Qdrant holds the index.")
+    assert fields.keywords == []  # the safe default, not an exception
+    assert [(r.role, r.outcome) for r in seen] == [("construct", "parse_error")]
