@@ -8,7 +8,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from engine.errors import IndexLocked
-from memories.management.commands import amem_search
 from memories.models import Agent, ApiKey, Note
 
 
@@ -72,11 +71,16 @@ def test_commands_report_engine_errors_as_one_line(alice, store):
         run("amem_search", "--agent", "ghost", "anything")
 
 
-def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db):
+@pytest.mark.realmodel  # "what coffee does alex like" must find the flat white by meaning
+def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db, offline_llm):
     first = run("amem_bootstrap", "--admin-password", "s3cret-pass")
     assert "admin user: admin" in first and "demo agent key:" in first
     demo_count = Note.objects.filter(agent_id="demo").count()
     assert demo_count >= 15
+    # Through construction: every demo note has keywords, tags and a context.
+    assert not Note.objects.filter(agent_id="demo").filter(keywords=[]).exists()
+    assert not Note.objects.filter(agent_id="demo").filter(tags=[]).exists()
+    assert not Note.objects.filter(agent_id="demo", context="").exists()
     second = run("amem_bootstrap")
     assert "exists" in second and "key" not in second.split("demo agent")[1].split("\n")[0]
     assert Note.objects.filter(agent_id="demo").count() == demo_count
@@ -91,7 +95,22 @@ def test_search_goes_through_the_server_when_it_owns_the_index(alice, store, liv
     def locked(*args, **kwargs):
         raise IndexLocked("the embedded index is open in another process")
 
-    monkeypatch.setattr(amem_search, "search", locked)  # this process may not open it; the server may
+    monkeypatch.setattr("engine.retrieval.search.search", locked)  # this process may not open it; the server may
+    rows = [json.loads(line) for line in run("amem_search", "--agent", "alice", "--json", "greenhouse").splitlines()]
+    assert rows[0]["content"] == "The greenhouse heater turns on below five degrees."
+
+
+def test_search_asks_a_running_server_first_without_searching_here(alice, store, live_server, settings, monkeypatch):
+    from memories.local_bridge import local_token
+
+    settings.AMEM_SERVER_URL = live_server.url
+    run("amem_add", "--agent", "alice", "The greenhouse heater turns on below five degrees.")
+    local_token()  # the server made it at start-up (amem_site/wsgi.py)
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("searched in the command's process")
+
+    monkeypatch.setattr("engine.retrieval.search.search", not_here)
     rows = [json.loads(line) for line in run("amem_search", "--agent", "alice", "--json", "greenhouse").splitlines()]
     assert rows[0]["content"] == "The greenhouse heater turns on below five degrees."
 
@@ -102,19 +121,17 @@ def test_without_a_server_a_locked_index_is_explained(alice, settings, monkeypat
     def locked(*args, **kwargs):
         raise IndexLocked("the embedded index is open in another process.")
 
-    monkeypatch.setattr(amem_search, "search", locked)
+    monkeypatch.setattr("engine.retrieval.search.search", locked)
     with pytest.raises(CommandError, match=r"open in another process.*No server answered"):
         run("amem_search", "--agent", "alice", "anything")
 
 
 def test_add_goes_through_the_server_when_it_owns_the_index(alice, store, live_server, settings, monkeypatch):
-    from memories.management.commands import amem_add
-
     settings.AMEM_SERVER_URL = live_server.url
 
     def locked(*args, **kwargs):
         raise IndexLocked("the embedded index is open in another process")
 
-    monkeypatch.setattr(amem_add, "add_memory", locked)
+    monkeypatch.setattr("engine.write.pipeline.add_memory", locked)
     note_id = run("amem_add", "--agent", "alice", "The compost bin is emptied every second Friday.").strip()
     assert Note.objects.get(pk=note_id).content == "The compost bin is emptied every second Friday."

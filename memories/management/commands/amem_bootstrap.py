@@ -7,12 +7,12 @@ except what is still true.
 from __future__ import annotations
 
 import secrets
+from collections import Counter
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from engine.text import content_hash
-from engine.write.pipeline import EpisodicItem, add_episodic_batch
+from engine.write.pipeline import add_memory
 from memories.demo import demo_items
 from memories.management.base import AmemCommand
 from memories.models import Agent, ApiKey, Note
@@ -50,11 +50,20 @@ class Command(AmemCommand):
                 self.stdout.write(self.style.SUCCESS(f"demo agent key: {raw}  (printed once)"))
             else:
                 self.stdout.write("demo agent exists")
-        existing = set(Note.objects.filter(agent_id=DEMO_AGENT).values_list("content_hash", flat=True))
-        items = [
-            EpisodicItem(d["text"], subjects=d.get("subjects", []), sources=[f"demo-{i}"])
-            for i, d in enumerate(demo_items())
-            if content_hash(d["text"]) not in existing
-        ]
-        add_episodic_batch(agent, items, actor="bootstrap")
-        self.stdout.write(f"demo memories: {len(items)} added, {len(existing)} already present")
+        # Each demo memory remembers where it came from (demo-<n>), so a second run adds nothing.
+        present = {
+            source
+            for sources in Note.objects.filter(agent_id=DEMO_AGENT).values_list("sources", flat=True)
+            for source in sources or []
+        }
+        todo = [(i, d) for i, d in enumerate(demo_items()) if f"demo-{i}" not in present]
+        # The full write path, so the demo notes show what construction gives a note
+        # (keywords, tags, context, category, links) — offline rules when no LLM is configured.
+        outcomes: Counter[str] = Counter()
+        for i, d in todo:
+            result = add_memory(
+                d["text"], agent, subjects=d.get("subjects", []), sources=[f"demo-{i}"], actor="bootstrap"
+            )
+            outcomes[result.outcome] += 1
+        summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())) or "0 added"
+        self.stdout.write(f"demo memories: {summary}, {len(demo_items()) - len(todo)} already present")
