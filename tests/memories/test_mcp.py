@@ -111,6 +111,7 @@ def test_a_revoked_key_is_reported_as_such(alice, store, live_server, tmp_path):
     assert result.is_error and "AMEM_API_KEY" in result.content[0].text
 
 
+@pytest.mark.slow  # starts the command in a subprocess
 def test_without_a_key_the_command_refuses_to_start(tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "amem_mcp"],
@@ -124,6 +125,7 @@ def test_without_a_key_the_command_refuses_to_start(tmp_path):
     assert done.stdout == ""  # stdout belongs to the protocol
 
 
+@pytest.mark.slow  # starts the command in a subprocess
 def test_a_remote_server_is_refused_unless_allowed(tmp_path):
     done = subprocess.run(
         [sys.executable, str(ROOT / "manage.py"), "amem_mcp"],

@@ -8,6 +8,8 @@ import pytest
 from engine import runtime
 from engine.index.embeddings import E5Embedder, get_embedder
 
+pytestmark = pytest.mark.realmodel  # these test the real embedders themselves
+
 
 def test_the_default_model_embeds_a_query_like_any_text():
     emb = runtime.embedder()
