@@ -1,10 +1,11 @@
-"""Contradiction scan at the LLM layer (B052–B065)."""
+"""Contradiction scan at the LLM layer (B052–B065): the reply parser directly, the call through HTTP."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from engine.llm.parse import conflict_validator, parse_reply
 from engine.llm.prompts import load
 from engine.llm.types import ConflictFinding, LlmCallRecord
 from tests.engine.llm.conftest import MakeLLM
@@ -14,14 +15,19 @@ KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 NOTES = ["I am vegetarian", "I prefer dark mode in every editor", "I loved the steak last night"]
 
 
+def _parse(reply: Any) -> list[ConflictFinding] | None:
+    """The reply parser alone (no HTTP): what the scan makes of the model's text."""
+    return parse_reply(reply if isinstance(reply, str) else json.dumps(reply), conflict_validator(len(NOTES)))
+
+
 def _scan(make_llm: MakeLLM, fake_llm: FakeLLMServer, reply: Any, **env: str) -> list[ConflictFinding]:
     fake_llm.reply(reply if isinstance(reply, str) else json.dumps(reply), role="conflict_scan")
     return make_llm({**KEY, **env}).conflict_scan(NOTES)
 
 
-def test_a_reported_pair_is_returned_with_its_reason(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_a_reported_pair_is_returned_with_its_reason() -> None:
     # B052
-    found = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "reason": "vegetarian vs steak"}])
+    found = _parse([{"a": 0, "b": 2, "reason": "vegetarian vs steak"}])
     assert found == [ConflictFinding(a=0, b=2, superseded=None, reason="vegetarian vs steak")]
 
 
@@ -44,18 +50,14 @@ def test_the_scan_uses_the_strong_model(
     assert (records[0].tier, records[0].model) == ("strong", "strong-1")
 
 
-def test_an_out_of_range_index_is_dropped(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_an_out_of_range_index_is_dropped() -> None:
     # B055
-    assert _scan(make_llm, fake_llm, [{"a": 0, "b": 99, "reason": "x"}]) == []
+    assert _parse([{"a": 0, "b": 99, "reason": "x"}]) == []
 
 
-def test_self_pairs_are_dropped_and_pairs_deduplicated_regardless_of_order(
-    make_llm: MakeLLM, fake_llm: FakeLLMServer
-) -> None:
+def test_self_pairs_are_dropped_and_pairs_deduplicated_regardless_of_order() -> None:
     # B056
-    found = _scan(
-        make_llm,
-        fake_llm,
+    found = _parse(
         [{"a": 1, "b": 1, "reason": "self"}, {"a": 0, "b": 2, "reason": "r"}, {"a": 2, "b": 0, "reason": "dup"}],
     )
     assert [(f.a, f.b) for f in found] == [(0, 2)]
@@ -77,10 +79,10 @@ def test_prose_without_an_array_gives_no_pairs_and_no_exception(
     assert records[0].outcome == "parse_error"
 
 
-def test_an_array_after_a_think_block_with_brackets_is_parsed(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_an_array_after_a_think_block_with_brackets_is_parsed() -> None:
     # B059
     reply = '<think>maybe [0,2]? or [{"a":1}] hmm</think>[{"a": 0, "b": 2, "superseded": null, "reason": "diet"}]'
-    assert len(_scan(make_llm, fake_llm, reply)) == 1
+    assert len(_parse(reply)) == 1
 
 
 def test_a_batch_of_one_note_never_calls_the_model(
@@ -101,21 +103,21 @@ def test_the_prompt_explains_additive_facts_with_the_second_dog_example() -> Non
     assert "Additive facts" in load("conflict_scan", "en")
 
 
-def test_a_superseded_index_naming_one_side_is_kept(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_a_superseded_index_naming_one_side_is_kept() -> None:
     # B062
-    (found,) = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "superseded": 0, "reason": "r"}])
+    (found,) = _parse([{"a": 0, "b": 2, "superseded": 0, "reason": "r"}])
     assert found.superseded == 0
 
 
-def test_a_superseded_index_outside_the_pair_is_unknown(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_a_superseded_index_outside_the_pair_is_unknown() -> None:
     # B063
-    (found,) = _scan(make_llm, fake_llm, [{"a": 0, "b": 2, "superseded": 1, "reason": "r"}])
+    (found,) = _parse([{"a": 0, "b": 2, "superseded": 1, "reason": "r"}])
     assert found.superseded is None
 
 
-def test_an_explicit_null_superseded_stays_null(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
+def test_an_explicit_null_superseded_stays_null() -> None:
     # B064
-    (found,) = _scan(make_llm, fake_llm, [{"a": 2, "b": 0, "superseded": None, "reason": "r"}])
+    (found,) = _parse([{"a": 2, "b": 0, "superseded": None, "reason": "r"}])
     assert (found.a, found.b, found.superseded) == (0, 2, None)
 
 
@@ -128,15 +130,13 @@ def test_the_prompt_says_the_list_is_not_chronological_and_cites_wording_cues() 
     assert "并不是按时间顺序" in zh and "以前" in zh
 
 
-def test_string_or_float_indices_are_not_accepted(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
-    found = _scan(
-        make_llm,
-        fake_llm,
+def test_string_or_float_indices_are_not_accepted() -> None:
+    found = _parse(
         [{"a": "0", "b": 2, "reason": "s"}, {"a": 0.0, "b": 1, "reason": "f"}, {"a": True, "b": 2}],
     )
     assert found == []
 
 
-def test_pairs_wrapped_in_an_object_are_accepted(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
-    found = _scan(make_llm, fake_llm, {"pairs": [{"a": 1, "b": 2, "reason": "r"}]})
+def test_pairs_wrapped_in_an_object_are_accepted() -> None:
+    found = _parse({"pairs": [{"a": 1, "b": 2, "reason": "r"}]})
     assert [(f.a, f.b) for f in found] == [(1, 2)]
