@@ -120,6 +120,8 @@ def test_a_process_that_dies_after_the_commit_loses_nothing(tmp_path):
         "add_episodic('The process died right after this commit.', 'crashy')\n"
     )
     assert _manage(env, script=die).returncode == 9
+    # Still dirty, never lost: the serving process's drainer (here by hand) indexes it.
+    assert _manage(env, "amem_reindex", "--dirty", "--no-progress").returncode == 0
     healed = _manage(env, "amem_search", "--agent", "crashy", "died right after this commit")
     assert healed.returncode == 0, healed.stderr
     assert "The process died right after this commit." in healed.stdout
