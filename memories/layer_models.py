@@ -1,4 +1,4 @@
-"""The memory layers' records (DESIGN §9): core blocks and their history, facts, episodes.
+"""The memory layers' records (docs/architecture.md §9): core blocks and their history, facts, episodes.
 
 Same rules as the notes: nothing is hard-deleted by the engine (a fact that stops
 being true gets ``invalid_at``; a core edit is undone by another event), and every

@@ -1,4 +1,4 @@
-"""The memory layers on top of the notes (DESIGN §9, docs/memory-layers.md).
+"""The memory layers on top of the notes (docs/architecture.md §9, docs/memory-layers.md).
 
 One module per layer: core (named JSON blocks), importance (1–10 at write, the
 optional forgetting-curve blend), facts (triples with validity), episodes

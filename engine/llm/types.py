@@ -43,7 +43,7 @@ class NoteFields:
     note_type: str = "memory"
     topics: list[str] = field(default_factory=list)
     confidence: str = "low"
-    # Riding in the same construct call (DESIGN §9): None / () when the model gave none.
+    # Riding in the same construct call (docs/architecture.md §9): None / () when the model gave none.
     importance: int | None = None
     facts: tuple[FactTriple, ...] = ()
 
