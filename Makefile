@@ -20,16 +20,12 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	# torch first, the CPU build (2.13.0+cpu): plain PyPI resolves torch to the multi-GB CUDA build.
-	# PyTorch's CPU wheel index offers it; a machine whose pip config already holds the wheel
-	# (a local wheelhouse, no network) takes it from there. The +cpu pin fails loudly rather
+	# pip's configured sources first (a machine with a local wheelhouse never leaves it); only
+	# if they lack the CPU build, PyTorch's CPU wheel index. The +cpu pin fails loudly rather
 	# than fall back to CUDA.
-	@if curl -fsS --max-time 5 -o /dev/null $(TORCH_CPU_INDEX)/torch/ 2>/dev/null; then \
-	  echo "torch: CPU build from $(TORCH_CPU_INDEX)"; \
-	  $(PIP) install --quiet torch==$(TORCH_VERSION) --extra-index-url $(TORCH_CPU_INDEX); \
-	else \
-	  echo "torch: $(TORCH_CPU_INDEX) unreachable; the CPU build from pip's configured sources"; \
-	  $(PIP) install --quiet torch==$(TORCH_VERSION); \
-	fi
+	$(PIP) install --quiet torch==$(TORCH_VERSION) 2>/dev/null || { \
+	  echo "torch: the CPU build from $(TORCH_CPU_INDEX)"; \
+	  $(PIP) install --quiet torch==$(TORCH_VERSION) --extra-index-url $(TORCH_CPU_INDEX); }
 	$(PIP) install --quiet -e '.[test]'
 	touch $@
 
