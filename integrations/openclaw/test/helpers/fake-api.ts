@@ -1,0 +1,78 @@
+/**
+ * A hand-made OpenClawPluginApi (typed by the SDK's own type) that records what the plugin registers,
+ * so the tests can call the tools and hooks as the gateway would.
+ */
+
+import type { AnyAgentTool, OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
+
+import type { AgentEndHandler, BeforePromptBuildHandler, ToolFactory } from "../../src/sdk.js";
+
+export type Logged = { level: "debug" | "info" | "warn" | "error"; message: string };
+
+export type Recorded = {
+  api: OpenClawPluginApi;
+  logs: Logged[];
+  warnings: () => string[];
+  factories: { factory: ToolFactory; names?: string[] }[];
+  hooks: { before_prompt_build?: BeforePromptBuildHandler; agent_end?: AgentEndHandler };
+  hookOptions: Record<string, unknown>;
+  tools: (ctx?: { agentId?: string; sessionKey?: string; sessionId?: string }) => Map<string, AnyAgentTool>;
+};
+
+export function fakeApi(options: {
+  pluginConfig?: Record<string, unknown>;
+  config?: OpenClawPluginApi["config"];
+  registrationMode?: OpenClawPluginApi["registrationMode"];
+  id?: string;
+}): Recorded {
+  const logs: Logged[] = [];
+  const factories: Recorded["factories"] = [];
+  const hooks: Recorded["hooks"] = {};
+  const hookOptions: Record<string, unknown> = {};
+  const api: OpenClawPluginApi = {
+    id: options.id ?? "amem",
+    name: "Memory (amem)",
+    source: "test",
+    registrationMode: options.registrationMode ?? "full",
+    config: options.config ?? {
+      plugins: { slots: { memory: "amem" }, entries: { amem: { hooks: { allowConversationAccess: true } } } },
+    },
+    pluginConfig: options.pluginConfig,
+    logger: {
+      debug: (message) => logs.push({ level: "debug", message }),
+      info: (message) => logs.push({ level: "info", message }),
+      warn: (message) => logs.push({ level: "warn", message }),
+      error: (message) => logs.push({ level: "error", message }),
+    },
+    registerTool: (tool, opts) => {
+      if (typeof tool !== "function") throw new Error("the amem plugin registers tool factories only");
+      factories.push({ factory: tool as ToolFactory, names: opts?.names });
+    },
+    on: (hookName, handler, opts) => {
+      (hooks as Record<string, unknown>)[hookName] = handler;
+      hookOptions[hookName] = opts;
+    },
+  } as OpenClawPluginApi;
+  const tools = (ctx = {}) => {
+    const map = new Map<string, AnyAgentTool>();
+    for (const { factory } of factories) {
+      const made = factory(ctx);
+      for (const tool of Array.isArray(made) ? made : made ? [made] : []) map.set(tool.name, tool);
+    }
+    return map;
+  };
+  return {
+    api,
+    logs,
+    warnings: () => logs.filter((l) => l.level === "warn").map((l) => l.message),
+    factories,
+    hooks,
+    hookOptions,
+    tools,
+  };
+}
+
+/** The text a tool returned. */
+export function textOf(result: { content: { type: string; text?: string }[] }): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}
