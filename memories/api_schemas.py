@@ -21,7 +21,6 @@ MAX_MESSAGES = 100
 MAX_LIST_LIMIT = 100
 
 
-
 # Short labels (subjects, sources, sessions, roles) are checked here so the answer names the
 # field; the engine refuses the same characters (engine/text.py: storable) for every caller.
 def _storable(value: str) -> str:

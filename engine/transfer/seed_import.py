@@ -84,7 +84,7 @@ def dump_records(path: Path) -> Iterator[Record]:
     """Points from a JSON dump: JSONL (one point per line), a JSON array, or ``{"points"|"result": …}``."""
     text = path.read_text(encoding="utf-8")
     stripped = text.lstrip()
-    if stripped.startswith("[") or stripped.startswith("{") and _whole_json(stripped):
+    if stripped.startswith("[") or (stripped.startswith("{") and _whole_json(stripped)):
         try:
             data = json.loads(text)
         except ValueError as exc:

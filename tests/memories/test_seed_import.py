@@ -207,7 +207,7 @@ def test_dry_run_counts_and_writes_nothing(tmp_path, db):
 def test_a_json_array_or_a_saved_scroll_answer_and_agent_mapping(tmp_path, store, make_agent):
     make_agent("ops")
     scroll = tmp_path / "scroll.json"
-    scroll.write_text(json.dumps({"result": {"points": as_points(POINTS[:2] + [BAD]), "next_page_offset": None}}))
+    scroll.write_text(json.dumps({"result": {"points": as_points([*POINTS[:2], BAD]), "next_page_offset": None}}))
     out, err = run("--format", "openclaw-amem", "--map-agent", "main=ops", str(scroll))
     assert "imported 2 note(s)" in out
     assert "skipped scroll.json point #3: id is not a UUID" in err
@@ -227,7 +227,7 @@ def test_from_a_qdrant_collection(tmp_path, db, store):
         [models.PointStruct(id=p["id"], vector=[1.0, 0.0, 0.0, float(i)], payload=p) for i, p in enumerate(POINTS)],
     )
     client.close()
-    out, err = run("--format", "openclaw-amem", "--qdrant-path", str(folder))
+    out, _ = run("--format", "openclaw-amem", "--qdrant-path", str(folder))
     assert "4 record(s) read: 4 to import, 0 skipped" in out and "imported 4 note(s)" in out
     check_imported()
     with pytest.raises(CommandError, match="no collection 'other'"):
@@ -340,7 +340,7 @@ def test_memory_engine_archival_becomes_notes_and_the_layers_are_reported_skippe
 def test_memory_engine_needs_an_agent_and_an_archival_file(tmp_path, db):
     with pytest.raises(CommandError, match="--agent is required"):
         run("--format", "memory-engine", str(workspace(tmp_path)))
-    with pytest.raises(CommandError, match="no archival.jsonl"):
+    with pytest.raises(CommandError, match=r"no archival\.jsonl"):
         run("--format", "memory-engine", "--agent", "x", str(tmp_path))
     out, _ = run(
         "--format", "memory-engine", "--agent", "alex", "--dry-run", str(workspace(tmp_path / "w2") / "memory")
