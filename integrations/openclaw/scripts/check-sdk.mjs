@@ -3,7 +3,7 @@
 // pointing at a node_modules folder that has it (and its typebox / zod dependencies).
 // Not part of `npm test` (the package is 95 MB with 65 dependencies); run it when bumping OpenClaw.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,3 +40,25 @@ try {
   process.exit(1);
 }
 console.log(`the plugin compiles against openclaw ${version}'s SDK types (openclaw/plugin-sdk/plugin-entry)`);
+
+// And at run time: OpenClaw's own loader takes the built module, and definePluginEntry builds the same object.
+const dist = join(modules, "openclaw", "dist");
+const built = await import(join(here, "dist", "index.js"));
+const loaderFile = readdirSync(dist).find((n) => n.startsWith("module-export-") && n.endsWith(".mjs"));
+const resolveExport = loaderFile
+  ? Object.values(await import(join(dist, loaderFile))).find((v) => typeof v === "function" && v.name === "resolvePluginModuleExport")
+  : undefined;
+if (!resolveExport) {
+  console.log("(openclaw's loader function was not found in this version: run-time check skipped)");
+} else {
+  const resolved = resolveExport(built);
+  if (typeof resolved.register !== "function" || resolved.definition?.id !== "amem") {
+    console.error("openclaw's loader does not find register() in dist/index.js");
+    process.exit(1);
+  }
+  const { definePluginEntry } = await import(join(dist, "plugin-sdk", "plugin-entry.js"));
+  const wrapped = definePluginEntry(built.default);
+  const same = Object.keys(wrapped).sort().join() === Object.keys(built.default).sort().join();
+  console.log(`openclaw's loader finds register() in dist/index.js; definePluginEntry builds the same keys: ${same}`);
+  if (!same) process.exit(1);
+}
