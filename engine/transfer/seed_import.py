@@ -4,8 +4,11 @@
   server, a local Qdrant folder, or a JSON dump (JSONL of points, a JSON array, or a saved scroll
   answer). Payload fields: research/seed-engine.md §2.
 * ``memory-engine``: a workspace's ``memory/`` folder: ``archival.jsonl`` (records ``{id, ts,
-  content, entity, tags, importance, access_count, last_accessed, source}``), ``core.json``,
-  ``graph.jsonl`` (triples ``{id, s, r, o, ts, source}``) and ``episodes.jsonl``.
+  content, entity, tags, importance, access_count, last_accessed, source}``), ``core.json``
+  (named blocks), ``graph.jsonl`` (triples ``{id, s, r, o, ts, source}``) and ``episodes.jsonl``
+  (``{id, ts, summary, decisions, mood, topics, participants, duration_minutes}``). Core memory,
+  facts and episodes need the memory layers (issue 10); on an amem without them those files are
+  counted and reported as skipped.
 
 Every record is checked first; a bad one is reported with its position (line, point number, id)
 and skipped whole, never half-imported. Then everything good is written in ONE transaction:
@@ -19,15 +22,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from engine.errors import AmemError
 from engine.text import content_hash, storable
 from memories.models import AGENT_SLUG, CATEGORIES, EVERYONE, SHARED_AGENT, Agent, ConflictPair, Link, Note, NoteEvent
 
@@ -63,6 +69,11 @@ class Plan:
     warnings: list[str] = field(default_factory=list)  # kept records with a part dropped (a link to no note id)
     skipped_parts: dict[str, str] = field(default_factory=dict)  # part → why (e.g. core memory)
     records: int = 0
+    # memory-engine's layers (written only on an amem with the memory layers)
+    agent: str = ""
+    core: list[tuple[str, Any]] = field(default_factory=list)
+    facts: list[dict] = field(default_factory=list)
+    episodes: list[tuple[Note, dict]] = field(default_factory=list)
 
 
 @dataclass
@@ -75,6 +86,12 @@ class Outcome:
     conflicts: int = 0
     agents_created: list[str] = field(default_factory=list)
     note_ids: list[uuid.UUID] = field(default_factory=list)
+    core_blocks: int = 0
+    core_existing: int = 0
+    facts: int = 0
+    facts_existing: int = 0
+    episodes: int = 0
+    episodes_existing: int = 0
 
 
 # --- reading the sources -------------------------------------------------------------------
@@ -359,13 +376,23 @@ def memory_dir(path: Path) -> Path:
     return path / "memory" if (path / "memory").is_dir() else path
 
 
-def plan_memory_engine(path: Path, agent: str, *, layers: bool = False) -> Plan:
-    """Archival records become notes of ``agent``; core memory, graph and episodes need the memory layers."""
+def layers():
+    """The memory layers' models and checks (issue 10), or None on an amem without them."""
+    try:
+        from engine.layers import core, facts
+        from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact
+    except ImportError:
+        return None
+    return SimpleNamespace(core=core, facts=facts, CoreBlock=CoreBlock, CoreEvent=CoreEvent, Episode=Episode, Fact=Fact)
+
+
+def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = None) -> Plan:
+    """Archival records become notes of ``agent``; core blocks, graph triples and episodes their layers."""
     folder = memory_dir(path)
     archival = folder / "archival.jsonl"
     if not archival.is_file():
         raise BadRecord(f"no archival.jsonl in {folder} (give the workspace or its memory/ folder)")
-    plan = Plan(agents={agent})
+    plan = Plan(agents={agent}, agent=agent)
     seen: set[uuid.UUID] = set()
     for record in _jsonl(archival):
         plan.records += 1
@@ -381,12 +408,122 @@ def plan_memory_engine(path: Path, agent: str, *, layers: bool = False) -> Plan:
         seen.add(note.pk)
         plan.notes.append(note)
         plan.events.append(event)
-    for name, part in (("core.json", "core memory"), ("graph.jsonl", "graph"), ("episodes.jsonl", "episodes")):
+    found = layers() if with_layers is None else (layers() if with_layers else None)
+    parts = (("core.json", "core memory"), ("graph.jsonl", "graph"), ("episodes.jsonl", "episodes"))
+    for name, part in parts:
         target = folder / name
-        if target.is_file() and not layers:
-            size = _size(target)
-            plan.skipped_parts[part] = f"skipped: needs memory layers ({name}: {size})"
+        if not target.is_file():
+            continue
+        if found is None:
+            plan.skipped_parts[part] = f"skipped: needs memory layers ({name}: {_size(target)})"
+        elif name == "core.json":
+            _plan_core(plan, target, found)
+        elif name == "graph.jsonl":
+            _plan_facts(plan, target, found, seen)
+        else:
+            _plan_episodes(plan, target, agent)
     return plan
+
+
+def _block_name(key: str) -> str:
+    """memory-engine's top-level core.json key as a core block name ("Current Focus" → current_focus)."""
+    name = re.sub(r"[^a-z0-9_-]+", "_", key.strip().lower()).strip("_")[:64]
+    return name if name[:1].isalpha() else f"block_{name}"[:64]
+
+
+def _plan_core(plan: Plan, path: Path, found) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        plan.bad.append(f"{path.name}: not JSON ({exc})")
+        return
+    if not isinstance(data, dict):
+        plan.bad.append(f"{path.name}: expected an object of named blocks")
+        return
+    for key, value in data.items():
+        try:
+            name = found.core.check_name(_block_name(key))
+            if found.core.size_of(value) > found.core.limit_bytes():
+                raise AmemError(f"{found.core.size_of(value)} bytes, over the {found.core.limit_bytes()}-byte limit")
+        except AmemError as exc:
+            plan.bad.append(f"{path.name} block {key!r}: {exc}")
+            continue
+        plan.core.append((name, value))
+
+
+def _plan_facts(plan: Plan, path: Path, found, archival_ids: set[uuid.UUID]) -> None:
+    for record in _jsonl(path):
+        try:
+            if isinstance(record.data, BadRecord):
+                raise record.data
+            data = record.data
+            if not isinstance(data, dict):
+                raise BadRecord("not a JSON object")
+            triple = found.facts.check_triple(data.get("s"), data.get("r"), data.get("o"))
+            source = data.get("source")
+            note_id = archival_note_id(source) if isinstance(source, str) and source else None
+            plan.facts.append(
+                {
+                    "subject": triple.subject,
+                    "relation": triple.relation,
+                    "object": triple.object,
+                    "valid_from": _moment(data.get("ts"), "ts"),
+                    "sources": [str(note_id)] if note_id in archival_ids else [],
+                }
+            )
+        except (BadRecord, AmemError) as exc:
+            plan.bad.append(f"{record.where}: {exc}")
+
+
+def episode_note_id(record_id: str) -> uuid.UUID:
+    return uuid.uuid5(MEMORY_ENGINE_NS, f"episode:{record_id}")
+
+
+def _plan_episodes(plan: Plan, path: Path, agent: str) -> None:
+    for record in _jsonl(path):
+        try:
+            if isinstance(record.data, BadRecord):
+                raise record.data
+            data = record.data
+            if not isinstance(data, dict):
+                raise BadRecord("not a JSON object")
+            record_id = _text(data.get("id"), "id", required=True)
+            summary = _text(data.get("summary"), "summary", required=True)
+            decisions = _labels(data.get("decisions"), "decisions")
+            topics = _labels(data.get("topics"), "topics")
+            mood = _text(data.get("mood"), "mood").strip()
+            ended = _moment(data.get("ts"), "ts") or dt.datetime.now(dt.UTC)
+            minutes = data.get("duration_minutes")
+            if minutes is not None and (
+                isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or minutes < 0
+            ):
+                raise BadRecord("duration_minutes must be a number ≥ 0")
+            lines = [summary.strip()]
+            lines += [f"Decisions: {'; '.join(decisions)}"] if decisions else []
+            lines += [f"Topics: {', '.join(topics)}"] if topics else []
+            lines += [f"Mood: {mood}"] if mood else []
+            text = "\n".join(lines)
+            session = f"memory-engine:{record_id}"[:200]
+            note = Note(
+                id=episode_note_id(record_id),
+                agent_id=agent,
+                content=text,
+                content_hash=content_hash(text),
+                tags=topics[:20],
+                context=f"episode summary of session {session}",
+                owner=agent,
+                readers=[agent],
+                writers=[agent],
+                sources=[f"memory-engine:{record_id}"],
+                created_at=ended,
+                index_dirty=True,
+                revision=1,
+            )
+            note.layer, note.session = "episode", session
+            started = ended - dt.timedelta(minutes=float(minutes or 0))
+            plan.episodes.append((note, {"session": session, "started_at": started, "ended_at": ended, "raw": data}))
+        except BadRecord as exc:
+            plan.bad.append(f"{record.where}: {exc}")
 
 
 def _size(path: Path) -> str:
@@ -444,7 +581,13 @@ def _archival_note(data: Any, agent: str) -> tuple[Note, NoteEvent]:
         index_dirty=True,
         revision=1,
     )
+    if isinstance(importance, (int, float)) and _has_field(Note, "importance"):
+        note.importance = min(10, max(1, round(importance)))  # the memory layers' 1–10 rating
     return note, _import_event(note, "memory-engine", data)
+
+
+def _has_field(model, name: str) -> bool:
+    return any(f.name == name for f in model._meta.concrete_fields)
 
 
 # --- writing ---------------------------------------------------------------------------------------
@@ -488,4 +631,53 @@ def apply(plan: Plan) -> Outcome:
         ]
         ConflictPair.objects.bulk_create(pairs, ignore_conflicts=True)
         out.conflicts = len(pairs)
+        if plan.core or plan.facts or plan.episodes:
+            _apply_layers(plan, out)
     return out
+
+
+def _apply_layers(plan: Plan, out: Outcome) -> None:
+    found = layers()
+    agent = Agent.objects.get(pk=plan.agent)
+    for name, value in plan.core:
+        if found.CoreBlock.objects.filter(agent=agent, subject="", name=name).exists():
+            out.core_existing += 1  # never overwrite what the agent has already
+            continue
+        block = found.CoreBlock.objects.create(agent=agent, subject="", name=name, value=value)
+        found.CoreEvent.objects.create(block=block, action="import", path="", before={}, after=value, actor=ACTOR)
+        out.core_blocks += 1
+    current = found.Fact.objects.filter(agent_id=agent.pk, invalid_at__isnull=True)
+    have = set(current.values_list("subject_key", "relation", "object_key"))
+    for fact in plan.facts:
+        key = (fact["subject"].casefold(), fact["relation"], fact["object"].casefold())
+        if key in have:
+            out.facts_existing += 1
+            continue
+        have.add(key)
+        row = found.Fact(agent_id=agent.pk, origin="import", **fact)
+        row.valid_from = row.valid_from or timezone_now()
+        row.save()  # save() fills the lower-cased keys
+        out.facts += 1
+    present = set(Note.objects.filter(pk__in=[n.pk for n, _ in plan.episodes]).values_list("pk", flat=True))
+    fresh = [(n, e) for n, e in plan.episodes if n.pk not in present]
+    out.episodes_existing = len(plan.episodes) - len(fresh)
+    Note.objects.bulk_create([n for n, _ in fresh], batch_size=500)
+    for note, episode in fresh:
+        found.Episode.objects.create(
+            agent_id=agent.pk,
+            session=episode["session"],
+            note=note,
+            turn_ids=[],
+            started_at=episode["started_at"],
+            ended_at=episode["ended_at"],
+            closed_by="import",
+        )
+        NoteEvent.objects.create(
+            note=note, action="import", after={"format": "memory-engine", "original": episode["raw"]}, actor=ACTOR
+        )
+    out.episodes = len(fresh)
+    out.note_ids += [n.pk for n, _ in fresh]
+
+
+def timezone_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)

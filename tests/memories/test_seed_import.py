@@ -14,10 +14,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine.retrieval.search import search
-from engine.transfer.seed_import import archival_note_id
+from engine.transfer.seed_import import archival_note_id, episode_note_id, layers
 from memories.models import Agent, ConflictPair, Link, Note, NoteEvent
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
+LAYERS = layers() is not None
+needs_layers = pytest.mark.skipif(not LAYERS, reason="needs the memory layers (issue 10), not on this branch yet")
 
 A, B, C, D = (str(uuid.UUID(int=i)) for i in (0xA, 0xB, 0xC, 0xD))
 MAY = "2026-05-01T08:30:00.000Z"
@@ -331,13 +333,10 @@ def workspace(tmp_path: Path) -> Path:
     return memory.parent
 
 
-def test_memory_engine_archival_becomes_notes_and_the_layers_are_reported_skipped(tmp_path, store, make_agent):
+def test_memory_engine_archival_becomes_notes_with_access_fields(tmp_path, store, make_agent):
     make_agent("alex-assistant")
     out, err = run("--format", "memory-engine", "--agent", "alex-assistant", str(workspace(tmp_path)))
     assert "memory-engine: 5 record(s) read: 3 to import, 2 skipped" in out
-    assert "core memory: skipped: needs memory layers (core.json: 2 block(s))" in out
-    assert "graph: skipped: needs memory layers (graph.jsonl: 1 record(s))" in out
-    assert "episodes: skipped: needs memory layers (episodes.jsonl: 1 record(s))" in out
     assert "skipped archival.jsonl line 2: not JSON" in err
     assert "skipped archival.jsonl line 4: content must be a non-empty string" in err
     doctor = Note.objects.get(pk=archival_note_id("arch-1711900000000-abc123"))
@@ -352,6 +351,43 @@ def test_memory_engine_archival_becomes_notes_and_the_layers_are_reported_skippe
     assert search("who is the family doctor", agent, limit=1)[0].note == doctor
     again, _ = run("--format", "memory-engine", "--agent", "alex-assistant", str(workspace(tmp_path / "again")))
     assert "imported 0 note(s) (3 already present)" in again
+
+
+@pytest.mark.skipif(LAYERS, reason="this amem has the memory layers")
+def test_memory_engine_layers_are_reported_skipped_without_the_memory_layers(tmp_path, store, make_agent):
+    make_agent("alex-assistant")
+    out, _ = run("--format", "memory-engine", "--agent", "alex-assistant", str(workspace(tmp_path)))
+    assert "core memory: skipped: needs memory layers (core.json: 2 block(s))" in out
+    assert "graph: skipped: needs memory layers (graph.jsonl: 1 record(s))" in out
+    assert "episodes: skipped: needs memory layers (episodes.jsonl: 1 record(s))" in out
+
+
+@needs_layers
+def test_memory_engine_core_graph_and_episodes_go_to_the_memory_layers(tmp_path, store, make_agent):
+    from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact
+
+    make_agent("alex-assistant")
+    folder = workspace(tmp_path)
+    with (folder / "memory" / "graph.jsonl").open("a") as graph:
+        graph.write(json.dumps({"id": "tri-2", "s": "Alex", "r": "", "o": "nobody"}) + "\n")
+    out, err = run("--format", "memory-engine", "--agent", "alex-assistant", str(folder))
+    assert "memory layers: 2 core block(s), 1 fact(s), 1 episode(s) to import" in out
+    assert "imported 2 core block(s) (0 already there, kept), 1 fact(s) (0 already known), 1 episode(s)" in out
+    assert "skipped graph.jsonl line 2: relation must hold letters or digits" in err
+    identity = CoreBlock.objects.get(agent_id="alex-assistant", subject="", name="identity")
+    assert identity.value == {"name": "Alex", "location": "Edmonton"}
+    assert CoreEvent.objects.get(block=identity).action == "import"
+    fact = Fact.objects.get()
+    assert (fact.subject, fact.relation, fact.object, fact.origin) == ("Alex", "has_doctor", "Dr. Patel", "import")
+    assert fact.sources == [str(archival_note_id("arch-1711900000000-abc123"))]
+    assert fact.valid_from == dt.datetime(2026, 4, 1, 10, tzinfo=dt.UTC) and fact.invalid_at is None
+    episode = Episode.objects.get()
+    assert episode.note_id == episode_note_id("ep-1") and episode.closed_by == "import"
+    assert episode.ended_at == dt.datetime(2026, 4, 5, 10, tzinfo=dt.UTC)
+    assert episode.started_at == episode.ended_at - dt.timedelta(minutes=12)
+    assert episode.note.layer == "episode" and "Decisions: aisle seats" in episode.note.content
+    again, _ = run("--format", "memory-engine", "--agent", "alex-assistant", str(folder))
+    assert "imported 0 core block(s) (2 already there, kept), 0 fact(s) (1 already known), 0 episode(s)" in again
 
 
 def test_memory_engine_needs_an_agent_and_an_archival_file(tmp_path, db):

@@ -189,6 +189,11 @@ class Command(AmemCommand):
             f"{len(plan.links)} link(s), {len(plan.events)} history event(s), {len(plan.conflicts)} conflict pair(s); "
             f"agent(s): {', '.join(sorted(plan.agents)) or '-'}"
         )
+        if plan.core or plan.facts or plan.episodes:
+            self.stdout.write(
+                f"memory layers: {len(plan.core)} core block(s), {len(plan.facts)} fact(s), "
+                f"{len(plan.episodes)} episode(s) to import"
+            )
         for part, why in plan.skipped_parts.items():
             self.stdout.write(f"{part}: {why}")
         for line in plan.bad:
@@ -205,6 +210,12 @@ class Command(AmemCommand):
             f"{outcome.conflicts} conflict pair(s)"
             + (f"; created agent(s) {', '.join(outcome.agents_created)}" if outcome.agents_created else "")
         )
+        if plan.core or plan.facts or plan.episodes:
+            self.stdout.write(
+                f"imported {outcome.core_blocks} core block(s) ({outcome.core_existing} already there, kept), "
+                f"{outcome.facts} fact(s) ({outcome.facts_existing} already known), "
+                f"{outcome.episodes} episode(s) ({outcome.episodes_existing} already present)"
+            )
         self._index_imported(outcome.note_ids, no_progress)
 
     def _plan_openclaw_amem(self, paths, *, qdrant_url, qdrant_path, qdrant_api_key, collection, map_agent, **_):
