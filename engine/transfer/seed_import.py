@@ -26,6 +26,7 @@ import re
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -119,7 +120,7 @@ def dump_records(path: Path) -> Iterator[Record]:
             continue
         try:
             yield Record(f"{path.name} line {number}", json.loads(line))
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             yield Record(f"{path.name} line {number}", BadRecord(f"not JSON ({exc.msg})"))
 
 
@@ -280,10 +281,10 @@ def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEve
     default_list = [EVERYONE] if agent_id == SHARED_AGENT else [agent_id]
     readers = who(_labels(payload.get("readers"), "readers")) or default_list
     writers = who(_labels(payload.get("writers"), "writers")) or [owner]
-    category = payload.get("category") if payload.get("category") in CATEGORIES else "General"
+    category = str(payload["category"]) if payload.get("category") in CATEGORIES else "General"
     note_type = Note.KNOWLEDGE if payload.get("note_type") == Note.KNOWLEDGE else Note.MEMORY
     created = _moment(payload.get("timestamp"), "timestamp") or dt.datetime.now(dt.UTC)
-    evolution_type = payload.get("evolution_type") if payload.get("evolution_type") in EVOLUTION_TYPES else ""
+    evolution_type = str(payload["evolution_type"]) if payload.get("evolution_type") in EVOLUTION_TYPES else ""
     note = Note(
         id=note_id,
         agent_id=agent_id,
@@ -378,12 +379,20 @@ def memory_dir(path: Path) -> Path:
 
 def layers():
     """The memory layers' models and checks (issue 10), or None on an amem without them."""
-    try:
-        from engine.layers import core, facts
-        from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact
+    try:  # imported by name: this module must also load (and type-check) on an amem without them
+        core = import_module("engine.layers.core")
+        facts = import_module("engine.layers.facts")
+        models = import_module("memories.layer_models")
     except ImportError:
         return None
-    return SimpleNamespace(core=core, facts=facts, CoreBlock=CoreBlock, CoreEvent=CoreEvent, Episode=Episode, Fact=Fact)
+    return SimpleNamespace(
+        core=core,
+        facts=facts,
+        CoreBlock=models.CoreBlock,
+        CoreEvent=models.CoreEvent,
+        Episode=models.Episode,
+        Fact=models.Fact,
+    )
 
 
 def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = None) -> Plan:
@@ -504,7 +513,9 @@ def _plan_episodes(plan: Plan, path: Path, agent: str) -> None:
             lines += [f"Mood: {mood}"] if mood else []
             text = "\n".join(lines)
             session = f"memory-engine:{record_id}"[:200]
+            layer_fields: dict[str, Any] = {"layer": "episode", "session": session}  # the memory layers' fields
             note = Note(
+                **layer_fields,
                 id=episode_note_id(record_id),
                 agent_id=agent,
                 content=text,
@@ -519,7 +530,6 @@ def _plan_episodes(plan: Plan, path: Path, agent: str) -> None:
                 index_dirty=True,
                 revision=1,
             )
-            note.layer, note.session = "episode", session
             started = ended - dt.timedelta(minutes=float(minutes or 0))
             plan.episodes.append((note, {"session": session, "started_at": started, "ended_at": ended, "raw": data}))
         except BadRecord as exc:
@@ -543,7 +553,7 @@ def _jsonl(path: Path) -> Iterator[Record]:
             continue
         try:
             yield Record(f"{path.name} line {number}", json.loads(line))
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             yield Record(f"{path.name} line {number}", BadRecord(f"not JSON ({exc.msg})"))
 
 
@@ -565,7 +575,11 @@ def _archival_note(data: Any, agent: str) -> tuple[Note, NoteEvent]:
     if importance is not None and (isinstance(importance, bool) or not isinstance(importance, (int, float))):
         raise BadRecord("importance must be a number")
     created = _moment(data.get("ts"), "ts") or dt.datetime.now(dt.UTC)
+    extra: dict[str, Any] = {}
+    if isinstance(importance, (int, float)) and _has_field(Note, "importance"):
+        extra["importance"] = min(10, max(1, round(importance)))  # the memory layers' 1–10 rating
     note = Note(
+        **extra,
         id=archival_note_id(record_id),
         agent_id=agent,
         content=content,
@@ -581,8 +595,6 @@ def _archival_note(data: Any, agent: str) -> tuple[Note, NoteEvent]:
         index_dirty=True,
         revision=1,
     )
-    if isinstance(importance, (int, float)) and _has_field(Note, "importance"):
-        note.importance = min(10, max(1, round(importance)))  # the memory layers' 1–10 rating
     return note, _import_event(note, "memory-engine", data)
 
 
