@@ -22,8 +22,10 @@ function pluginFor(config: Record<string, unknown> = {}, openclaw?: Recorded["ap
     serverUrl: amem.url,
     apiKey: amem.keys["oc-main"],
     agents: { writer: { apiKey: amem.keys["oc-writer"] } },
+    // Generous: CI machines are shared; the failure tests set their own short timeouts.
     recallTimeoutMs: 30000,
     captureTimeoutMs: 60000,
+    toolTimeoutMs: 120000,
     ...config,
   };
   // A key given as undefined means "not in openclaw.json" (JSON has no undefined).
