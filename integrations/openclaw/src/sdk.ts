@@ -18,3 +18,4 @@ export type ToolResult = Awaited<ReturnType<AnyAgentTool["execute"]>>;
 export type ToolParameters = AnyAgentTool["parameters"];
 export type DefinedPluginEntry = ReturnType<typeof definePluginEntry>;
 export type ToolFactory = Extract<Parameters<OpenClawPluginApi["registerTool"]>[0], (...args: never[]) => unknown>;
+export type PluginService = Parameters<OpenClawPluginApi["registerService"]>[0];

@@ -281,6 +281,26 @@ describe("auto-capture (agent_end)", () => {
   });
 });
 
+describe("the start-up check", () => {
+  it("logs where amem is and how many memories the default key sees", async () => {
+    const rec = pluginFor();
+    await rec.startServices();
+    assert.deepEqual(rec.warnings(), []);
+    assert.ok(rec.logs.some((l) => /^amem: reachable at http:\/\/127\.0\.0\.1:\d+; \d+ memories visible to agent "main"$/.test(l.message)));
+  });
+
+  it("warns once, without throwing, when amem is down or the key is wrong", async () => {
+    const down = pluginFor({ serverUrl: `http://127.0.0.1:${await freePort()}` });
+    await down.startServices();
+    assert.equal(down.warnings().length, 1);
+    assert.match(down.warnings()[0], /^amem: start-up check failed: amem is not reachable at/);
+    const wrong = pluginFor({ apiKey: "amem_wrong", agents: {} });
+    await wrong.startServices();
+    assert.equal(wrong.warnings().length, 1);
+    assert.match(wrong.warnings()[0], /^amem: start-up check failed: amem rejected the API key/);
+  });
+});
+
 describe("when amem is down, silent or refuses the key", () => {
   it("amem down: the turn completes, one warning per hook, tools say it is not reachable", async () => {
     const port = await freePort(); // nothing listens there

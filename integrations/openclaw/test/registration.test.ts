@@ -81,6 +81,7 @@ describe("register()", () => {
     assert.equal(typeof rec.hooks.agent_end, "function");
     assert.deepEqual(rec.hookOptions.before_prompt_build, { timeoutMs: 4000 });
     assert.deepEqual(rec.hookOptions.agent_end, { timeoutMs: 16000 });
+    assert.deepEqual(rec.services.map((s) => s.id), ["amem-startup-check"]);
     assert.deepEqual(rec.warnings(), []);
   });
 
@@ -89,6 +90,7 @@ describe("register()", () => {
     plugin.register(rec.api);
     assert.equal(rec.factories.length, 0);
     assert.deepEqual(rec.hooks, {});
+    assert.deepEqual(rec.services, []);
   });
 
   it("refuses an invalid config with every problem named", () => {

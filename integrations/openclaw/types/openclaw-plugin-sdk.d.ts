@@ -167,6 +167,19 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     jsonSchema?: Record<string, unknown>;
   };
 
+  type OpenClawPluginServiceContext = {
+    config: OpenClawConfig;
+    workspaceDir?: string;
+    stateDir: string;
+    logger: PluginLogger;
+  };
+
+  type OpenClawPluginService = {
+    id: string;
+    start: (ctx: OpenClawPluginServiceContext) => void | Promise<void>;
+    stop?: (ctx: OpenClawPluginServiceContext) => void | Promise<void>;
+  };
+
   export type OpenClawPluginApi = {
     id: string;
     name: string;
@@ -179,6 +192,7 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     pluginConfig?: Record<string, unknown>;
     logger: PluginLogger;
     registerTool: (tool: AnyAgentTool | OpenClawPluginToolFactory, opts?: OpenClawPluginToolOptions) => void;
+    registerService: (service: OpenClawPluginService) => void;
     on: <K extends PluginHookName>(
       hookName: K,
       handler: PluginHookHandlerMap[K],

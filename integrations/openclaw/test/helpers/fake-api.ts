@@ -16,6 +16,8 @@ export type Recorded = {
   factories: { factory: ToolFactory; names?: string[] }[];
   hooks: { before_prompt_build?: BeforePromptBuildHandler; agent_end?: AgentEndHandler };
   hookOptions: Record<string, unknown>;
+  services: { id: string; start: (ctx: never) => void | Promise<void> }[];
+  startServices: () => Promise<void>;
   tools: (ctx?: { agentId?: string; sessionKey?: string; sessionId?: string }) => Map<string, AnyAgentTool>;
 };
 
@@ -29,6 +31,7 @@ export function fakeApi(options: {
   const factories: Recorded["factories"] = [];
   const hooks: Recorded["hooks"] = {};
   const hookOptions: Record<string, unknown> = {};
+  const services: Recorded["services"] = [];
   const api: OpenClawPluginApi = {
     id: options.id ?? "amem",
     name: "Memory (amem)",
@@ -47,6 +50,9 @@ export function fakeApi(options: {
     registerTool: (tool, opts) => {
       if (typeof tool !== "function") throw new Error("the amem plugin registers tool factories only");
       factories.push({ factory: tool as ToolFactory, names: opts?.names });
+    },
+    registerService: (service) => {
+      services.push(service as Recorded["services"][number]);
     },
     on: (hookName, handler, opts) => {
       (hooks as Record<string, unknown>)[hookName] = handler;
@@ -68,6 +74,12 @@ export function fakeApi(options: {
     factories,
     hooks,
     hookOptions,
+    services,
+    startServices: async () => {
+      for (const service of services) {
+        await service.start({ config: options.config ?? {}, stateDir: "/tmp", logger: api.logger } as never);
+      }
+    },
     tools,
   };
 }
