@@ -64,6 +64,19 @@ async function needsRoute(t: TestContext, method: string, path: string): Promise
   return true;
 }
 
+/**
+ * amem indexes a write in the background (its outbox drainer, woken after each commit): a search
+ * right after a write may run before the note is in the index. Retry the probe until it holds.
+ */
+async function eventually<T>(probe: () => Promise<T>, holds: (value: T) => boolean, ms = 20000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (holds(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 function exchange(user: string, assistant: string, extra: unknown[] = []) {
   return [
     { role: "user", content: [{ type: "text", text: user }] },
@@ -96,7 +109,10 @@ describe("memory tools against a live amem", () => {
     });
     assert.match(textOf(again), /Already remembered/);
 
-    const found = await call(rec, "memory_search", { query: "what coffee does Alex drink", subject: "alex" });
+    const found = await eventually(
+      () => call(rec, "memory_search", { query: "what coffee does Alex drink", subject: "alex" }),
+      (r) => textOf(r).includes("black filter coffee"),
+    );
     assert.match(textOf(found), /^Found \d+ memories:\n1\. Alex drinks black filter coffee/);
     assert.equal((found.details as { results: { id: string }[] }).results[0].id, id);
 
@@ -120,7 +136,10 @@ describe("memory tools against a live amem", () => {
     const rec = pluginFor();
     await call(rec, "memory_add", { text: "Sam is allergic to peanuts and carries an epipen.", subjects: ["sam"] });
     await call(rec, "memory_add", { text: "Robin is allergic to shellfish since childhood.", subjects: ["robin"] });
-    const sam = await call(rec, "memory_search", { query: "allergies", subject: "sam", limit: 5 });
+    const sam = await eventually(
+      () => call(rec, "memory_search", { query: "allergies", subject: "sam", limit: 5 }),
+      (r) => textOf(r).includes("peanuts"),
+    );
     const contents = (sam.details as { results: { content: string }[] }).results.map((r) => r.content);
     assert.ok(contents.some((c) => c.includes("peanuts")));
     assert.ok(!contents.some((c) => c.includes("shellfish")), "another person's memory leaked into a subject search");
@@ -200,9 +219,13 @@ describe("auto-recall (before_prompt_build)", () => {
   it("prepends what amem recalls about the message", async () => {
     const rec = pluginFor();
     await call(rec, "memory_add", { text: "The staging database runs PostgreSQL 16 on port 5433." });
-    const result = await rec.hooks.before_prompt_build!(
-      { prompt: "Which port does the staging database use?", messages: [] },
-      { ...MAIN, trigger: "user" },
+    const result = await eventually(
+      async () =>
+        rec.hooks.before_prompt_build!(
+          { prompt: "Which port does the staging database use?", messages: [] },
+          { ...MAIN, trigger: "user" },
+        ),
+      (r) => /port 5433/.test(r?.prependContext ?? ""),
     );
     assert.ok(result && result.prependContext, "no recall block");
     assert.match(result.prependContext, /^<amem-memory>\n/);
@@ -231,10 +254,12 @@ describe("auto-recall (before_prompt_build)", () => {
   it("does not recall into another OpenClaw agent's prompt", async () => {
     const rec = pluginFor();
     await call(rec, "memory_add", { text: "The writer's editor is called Morgan Lee." }, WRITER);
-    const mine = await rec.hooks.before_prompt_build!({ prompt: "Who is the editor Morgan Lee?", messages: [] }, MAIN);
-    assert.doesNotMatch(mine?.prependContext ?? "", /Morgan Lee/);
-    const theirs = await rec.hooks.before_prompt_build!({ prompt: "Who is the editor Morgan Lee?", messages: [] }, WRITER);
+    const ask = async (ctx: object) =>
+      rec.hooks.before_prompt_build!({ prompt: "Who is the editor Morgan Lee?", messages: [] }, ctx);
+    const theirs = await eventually(() => ask(WRITER), (r) => /Morgan Lee/.test(r?.prependContext ?? ""));
     assert.match(theirs?.prependContext ?? "", /Morgan Lee/);
+    const mine = await ask(MAIN); // asked after the writer's note is surely in the index
+    assert.doesNotMatch(mine?.prependContext ?? "", /Morgan Lee/);
   });
 });
 
@@ -248,7 +273,10 @@ describe("auto-capture (agent_end)", () => {
     ];
     await rec.hooks.agent_end!({ success: true, messages, runId: "run-1" }, { ...MAIN, trigger: "user" });
     assert.deepEqual(rec.warnings(), []);
-    const found = await call(rec, "memory_search", { query: "where does the user live, Lisbon" });
+    const found = await eventually(
+      () => call(rec, "memory_search", { query: "where does the user live, Lisbon" }),
+      (r) => textOf(r).includes("Lisbon"),
+    );
     assert.match(textOf(found), /Lisbon/);
     const listed = (await call(rec, "memory_list", { limit: 100 })).details as { results: { sources: string[] }[] };
     assert.ok(listed.results.some((n) => n.sources.includes("openclaw:s-1:run-1")), "the turn's source id is kept");
