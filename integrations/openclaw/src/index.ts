@@ -11,6 +11,7 @@ import type { OpenClawPluginApi, OpenClawPluginConfigSchema } from "openclaw/plu
 
 import { configErrors, conversationAccessBlocked, parseConfig } from "./config.js";
 import { makeHooks } from "./hooks.js";
+import { promptSection } from "./prompt.js";
 import { startupCheck } from "./startup.js";
 import { CONFIG_JSON_SCHEMA } from "./schema.js";
 import type { DefinedPluginEntry } from "./sdk.js";
@@ -42,6 +43,10 @@ export function register(api: OpenClawPluginApi): void {
   api.registerTool((ctx) => toolsFor(state, ctx), { names: [...TOOL_NAMES] });
   // Tell at gateway start, not at the first turn, when amem is unreachable or the key is wrong.
   api.registerService({ id: "amem-startup-check", start: () => startupCheck(state) });
+  // The memory slot's section of the system prompt: how to use these tools (cacheable, no per-turn cost).
+  if (typeof api.registerMemoryCapability === "function") {
+    api.registerMemoryCapability({ promptBuilder: (params) => promptSection(state, params) });
+  }
   const hooks = makeHooks(state);
   // Each hook bounds its own wait (recallTimeoutMs / captureTimeoutMs); the host's timeout is a backstop.
   api.on("before_prompt_build", hooks.beforePromptBuild, { timeoutMs: cfg.recallTimeoutMs + 1000 });

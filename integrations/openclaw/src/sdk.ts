@@ -19,3 +19,5 @@ export type ToolParameters = AnyAgentTool["parameters"];
 export type DefinedPluginEntry = ReturnType<typeof definePluginEntry>;
 export type ToolFactory = Extract<Parameters<OpenClawPluginApi["registerTool"]>[0], (...args: never[]) => unknown>;
 export type PluginService = Parameters<OpenClawPluginApi["registerService"]>[0];
+export type MemoryCapability = Parameters<OpenClawPluginApi["registerMemoryCapability"]>[0];
+export type PromptSectionParams = Parameters<NonNullable<MemoryCapability["promptBuilder"]>>[0];

@@ -106,6 +106,35 @@ describe("register()", () => {
   });
 });
 
+describe("the memory section of the system prompt", () => {
+  const section = (pluginConfig: Record<string, unknown>, tools: string[], config?: object, ctx: object = {}) => {
+    const rec = fakeApi({ pluginConfig, ...(config ? { config } : {}) });
+    plugin.register(rec.api);
+    assert.equal(rec.capabilities.length, 1);
+    return rec.capabilities[0].promptBuilder!({ availableTools: new Set(tools), ...ctx });
+  };
+
+  it("says what happens on its own and names only the tools the agent has", () => {
+    const lines = section({ apiKey: "amem_x" }, ["memory_search", "memory_add", "exec"]);
+    assert.equal(lines[0], "## Long-term memory (amem)");
+    assert.match(lines[1], /prepended inside <amem-memory>/);
+    assert.match(lines[2], /Each finished turn is sent to amem/);
+    assert.deepEqual(lines.slice(3).map((l) => l.split(":")[0]), ["- memory_search", "- memory_add"]);
+  });
+
+  it("does not promise capture when it is blocked or recall when it is off for the agent", () => {
+    const blocked = section({ apiKey: "amem_x" }, [], { plugins: { entries: { amem: {} } } });
+    assert.ok(!blocked.some((l) => /finished turn/.test(l)));
+    const quiet = section(
+      { apiKey: "amem_x", agents: { quiet: { autoRecall: false } } },
+      [],
+      undefined,
+      { agentSessionKey: "agent:quiet:cli:1" },
+    );
+    assert.ok(!quiet.some((l) => /amem-memory/.test(l)));
+  });
+});
+
 describe("config", () => {
   it("validates like the manifest's schema and accepts the README example", () => {
     assert.deepEqual(configSchema.validate!(README_CONFIG), { ok: true, value: README_CONFIG });

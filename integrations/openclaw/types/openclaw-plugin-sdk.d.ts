@@ -180,6 +180,20 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     stop?: (ctx: OpenClawPluginServiceContext) => void | Promise<void>;
   };
 
+  type MemoryPromptSectionParams = {
+    availableTools: Set<string>;
+    agentId?: string;
+    agentSessionKey?: string;
+    sandboxed?: boolean;
+  };
+
+  type MemoryPromptSectionBuilder = (params: MemoryPromptSectionParams) => string[];
+
+  /** The part of MemoryPluginCapability this plugin provides (the SDK's has runtime, artifacts, …). */
+  type MemoryPluginCapability = {
+    promptBuilder?: MemoryPromptSectionBuilder;
+  };
+
   export type OpenClawPluginApi = {
     id: string;
     name: string;
@@ -193,6 +207,8 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     logger: PluginLogger;
     registerTool: (tool: AnyAgentTool | OpenClawPluginToolFactory, opts?: OpenClawPluginToolOptions) => void;
     registerService: (service: OpenClawPluginService) => void;
+    /** Present on gateways with memory capabilities (feature-detect it). */
+    registerMemoryCapability: (capability: MemoryPluginCapability) => void;
     on: <K extends PluginHookName>(
       hookName: K,
       handler: PluginHookHandlerMap[K],

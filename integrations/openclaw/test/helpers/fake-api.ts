@@ -5,7 +5,7 @@
 
 import type { AnyAgentTool, OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 
-import type { AgentEndHandler, BeforePromptBuildHandler, ToolFactory } from "../../src/sdk.js";
+import type { AgentEndHandler, BeforePromptBuildHandler, MemoryCapability, ToolFactory } from "../../src/sdk.js";
 
 export type Logged = { level: "debug" | "info" | "warn" | "error"; message: string };
 
@@ -17,6 +17,7 @@ export type Recorded = {
   hooks: { before_prompt_build?: BeforePromptBuildHandler; agent_end?: AgentEndHandler };
   hookOptions: Record<string, unknown>;
   services: { id: string; start: (ctx: never) => void | Promise<void> }[];
+  capabilities: MemoryCapability[];
   startServices: () => Promise<void>;
   tools: (ctx?: { agentId?: string; sessionKey?: string; sessionId?: string }) => Map<string, AnyAgentTool>;
 };
@@ -32,6 +33,7 @@ export function fakeApi(options: {
   const hooks: Recorded["hooks"] = {};
   const hookOptions: Record<string, unknown> = {};
   const services: Recorded["services"] = [];
+  const capabilities: MemoryCapability[] = [];
   const api: OpenClawPluginApi = {
     id: options.id ?? "amem",
     name: "Memory (amem)",
@@ -50,6 +52,9 @@ export function fakeApi(options: {
     registerTool: (tool, opts) => {
       if (typeof tool !== "function") throw new Error("the amem plugin registers tool factories only");
       factories.push({ factory: tool as ToolFactory, names: opts?.names });
+    },
+    registerMemoryCapability: (capability) => {
+      capabilities.push(capability);
     },
     registerService: (service) => {
       services.push(service as Recorded["services"][number]);
@@ -75,6 +80,7 @@ export function fakeApi(options: {
     hooks,
     hookOptions,
     services,
+    capabilities,
     startServices: async () => {
       for (const service of services) {
         await service.start({ config: options.config ?? {}, stateDir: "/tmp", logger: api.logger } as never);
