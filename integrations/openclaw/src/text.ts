@@ -80,13 +80,15 @@ export function packNotes(hits: Hit[], tokenBudget: number): string {
   const lines: string[] = [];
   let used = 0;
   for (const hit of hits) {
-    const line = `- ${hit.content.replace(/\s+/g, " ").trim()}${hit.created_at ? ` (${hit.created_at.slice(0, 10)})` : ""}`;
+    // The shape of amem's own bundle (its "# Relevant notes" section), so the prompt reads the same either way.
+    const day = hit.created_at ? `(${hit.created_at.slice(0, 10)}) ` : "";
+    const line = `- ${day}${hit.content.replace(/\s+/g, " ").trim()}`;
     const cost = Math.ceil(line.length / 4);
     if (used + cost > tokenBudget) break;
     lines.push(line);
     used += cost;
   }
-  return lines.length ? `Relevant memories:\n${lines.join("\n")}` : "";
+  return lines.length ? `# Relevant notes\n${lines.join("\n")}` : "";
 }
 
 export function wrapRecall(text: string): string {
