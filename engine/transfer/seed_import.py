@@ -206,7 +206,7 @@ def _uuid(value: Any, name: str) -> uuid.UUID:
         raise BadRecord(f"{name} is not a UUID: {str(value)[:40]!r}") from None
 
 
-def _agent_id(value: str, name: str) -> str:
+def check_agent_id(value: str, name: str) -> str:
     try:
         AGENT_SLUG(value)
     except ValidationError:
@@ -270,10 +270,12 @@ def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEve
     note_id = _uuid(payload.get("id", data.get("id")), "id")
     content = _text(payload.get("content"), "content", required=True)
     raw_agent = _text(payload.get("agent_id") or "main", "agent_id")
-    agent_id = SHARED_AGENT if raw_agent == SHARED_AGENT else _agent_id(agent_map.get(raw_agent, raw_agent), "agent_id")
+    agent_id = (
+        SHARED_AGENT if raw_agent == SHARED_AGENT else check_agent_id(agent_map.get(raw_agent, raw_agent), "agent_id")
+    )
     # The seed's defaults when reading a payload (research/seed-engine.md §2).
     raw_owner = _text(payload.get("owner") or (raw_agent if raw_agent != SHARED_AGENT else "main"), "owner")
-    owner = _agent_id(agent_map.get(raw_owner, raw_owner), "owner")
+    owner = check_agent_id(agent_map.get(raw_owner, raw_owner), "owner")
 
     def who(names: list[str]) -> list[str]:
         return [n if n in (EVERYONE, SHARED_AGENT) else agent_map.get(n, n) for n in names]

@@ -181,7 +181,7 @@ class Command(AmemCommand):
                     raise CommandError("--agent is required for --format memory-engine (the workspace names none)")
                 if len(paths) != 1:
                     raise CommandError("give one memory-engine workspace (or its memory/ folder)")
-                plan = seed_import.plan_memory_engine(Path(paths[0]), seed_import._agent_id(agent, "--agent"))
+                plan = seed_import.plan_memory_engine(Path(paths[0]), seed_import.check_agent_id(agent, "--agent"))
         except seed_import.BadRecord as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(
@@ -224,7 +224,7 @@ class Command(AmemCommand):
             seed, sep, ours = pair.partition("=")
             if not sep or not seed or not ours:
                 raise CommandError(f"--map-agent takes SEED=AMEM, not {pair!r}")
-            agent_map[seed] = seed_import._agent_id(ours, "--map-agent")
+            agent_map[seed] = seed_import.check_agent_id(ours, "--map-agent")
         sources = sum(bool(x) for x in (qdrant_url, qdrant_path, paths))
         if sources != 1:
             raise CommandError("give one source: --qdrant-url URL, --qdrant-path DIR, or JSON dump file(s)")
