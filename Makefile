@@ -1,6 +1,7 @@
 # amem: two commands on a fresh machine.
 #   make run   — venv, install, migrate, demo data, web + worker on 127.0.0.1:8000
-#   make test  — the test suite (SQLite); make test-postgres runs it on PostgreSQL too
+#   make test  — the test suite (SQLite), then the OpenClaw plugin's Node tests (make test-openclaw);
+#                make test-postgres runs the Python suite on PostgreSQL too
 #   make test-fast — the fast lane while you work: no browser, no subprocesses, no real model
 #   make lint  — ruff (rules + format check) and mypy; CI runs it first
 
@@ -14,7 +15,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 TORCH_VERSION   ?= 2.13.0+cpu
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: install browser run serve test test-fast lint test-postgres bench-scale clean
+.PHONY: install browser run serve test test-openclaw test-fast lint test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +53,12 @@ serve:
 
 test: install browser
 	$(VENV)/bin/pytest
+	$(MAKE) --no-print-directory test-openclaw
+
+# The OpenClaw plugin (integrations/openclaw): build it and run its Node tests, which start a live
+# amem with this venv's Python. Needs node >= 20 and npm; package-lock.json pins the dev tools.
+test-openclaw: install
+	cd integrations/openclaw && npm ci --no-audit --no-fund && AMEM_PYTHON=$(abspath $(PY)) npm test
 
 # Tests marked realmodel (retrieval quality, meaning) need MiniLM; the rest embed with test-hash.
 test-fast: install

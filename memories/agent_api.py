@@ -11,9 +11,10 @@ same 404, so the API never tells whether a note exists.
 from __future__ import annotations
 
 from django.http import HttpRequest
-from ninja import Router
+from ninja import Query, Router
 from ninja.security import HttpBearer
 
+from engine.maintenance import runner
 from engine.retrieval.search import Result, search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
@@ -25,6 +26,9 @@ from memories.api_schemas import (
     EpisodicIn,
     IdOut,
     IdsOut,
+    JobOut,
+    ListOut,
+    ListQuery,
     MemoryCreatedOut,
     MemoryIn,
     NoteOut,
@@ -157,6 +161,28 @@ def count_memories(request: HttpRequest):
     return {"count": access.count_readable(_agent(request))}
 
 
+@router.get("/memories", response=ListOut)
+def list_memories(request: HttpRequest, page: Query[ListQuery]):
+    """The active notes this agent owns (private and shared), newest first, a page at a time."""
+    agent = _agent(request)
+    notes = Note.objects.filter(owner=agent.pk, is_active=True).order_by("-created_at", "-pk")
+    rows = notes[page.offset : page.offset + page.limit]
+    return {
+        "results": [
+            {
+                **_fields(n),
+                "retrieval_count": n.retrieval_count,
+                "last_accessed": n.last_accessed,
+                "updated_at": n.updated_at,
+            }
+            for n in rows
+        ],
+        "total": notes.count(),
+        "limit": page.limit,
+        "offset": page.offset,
+    }
+
+
 @router.get("/memories/{note_id}", response=NoteOut)
 def get_memory(request: HttpRequest, note_id: str):
     """One note by id, with the ids of the notes it links to (only those this agent may read)."""
@@ -198,3 +224,26 @@ def apply_turns(request: HttpRequest, body: TurnsIn):
         ],
         "considered": list(result.considered),
     }
+
+
+def _job(agent: Agent, job: str) -> dict:
+    # The caller asked for it now: no idle gate, no "wrote since the last run" check. The job
+    # itself decides which notes are the agent's own (consolidation: agent_id; quality: owner).
+    row = runner.run_step(job, agent)
+    return {"job": job, "outcome": row.outcome, "counts": dict(row.counts), "detail": row.detail}
+
+
+@router.post("/jobs/consolidate", response=JobOut)
+def consolidate(request: HttpRequest):
+    """Run the nightly consolidation now, over this agent's own memory notes (seed B156)."""
+    return _job(_agent(request), "consolidation")
+
+
+@router.post("/jobs/quality-scan", response=JobOut)
+def quality_scan(request: HttpRequest):
+    """Run the quality scan now over the notes this agent owns; ``items`` lists the flagged ones (B157)."""
+    agent = _agent(request)
+    result = _job(agent, "quality_scan")
+    flagged = Note.objects.filter(owner=agent.pk, is_active=True, low_quality=True).order_by("created_at", "pk")
+    result["items"] = [{"id": str(n.pk), "reasons": list(n.low_quality_reasons or [])} for n in flagged]
+    return result

@@ -18,6 +18,7 @@ from engine.text import storable
 
 MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 MAX_MESSAGES = 100
+MAX_LIST_LIMIT = 100
 
 
 # Short labels (subjects, sources, sessions, roles) are checked here so the answer names the
@@ -92,6 +93,12 @@ class SearchIn(In):
     subject: Label | None = None
     topics_filter: list[Label] | None = None
     explain: StrictBool = False
+
+
+class ListQuery(Schema):
+    # Query strings are text: "20" is the number 20 here.
+    limit: int = Field(20, ge=1, le=MAX_LIST_LIMIT)
+    offset: int = Field(0, ge=0)
 
 
 class PatchIn(In):
@@ -179,3 +186,29 @@ class OpOut(Schema):
 class TurnsOut(Schema):
     ops: list[OpOut]
     considered: list[str]
+
+
+class ListedNoteOut(NoteFieldsOut):
+    retrieval_count: int
+    last_accessed: dt.datetime | None
+    updated_at: dt.datetime
+
+
+class ListOut(Schema):
+    results: list[ListedNoteOut]
+    total: int
+    limit: int
+    offset: int
+
+
+class FlaggedOut(Schema):
+    id: str
+    reasons: list[str]
+
+
+class JobOut(Schema):
+    job: str
+    outcome: str
+    counts: dict[str, int]
+    detail: str
+    items: list[FlaggedOut] = []  # quality scan: the caller's notes flagged now, with their reasons

@@ -1,5 +1,6 @@
-"""Import memories from files: an amem export (restored as is), JSONL / text / Markdown (written anew)
-or a chat transcript (one episodic note per turn, with the turn before it as context)."""
+"""Import memories from files: an amem export (restored as is), JSONL / text / Markdown (written anew),
+a chat transcript (one episodic note per turn, with the turn before it as context), or the stores of
+the seed plugins (openclaw-amem's Qdrant collection, memory-engine's workspace: engine/transfer/seed_import.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from tqdm import tqdm
 
 from engine import runtime
 from engine.config import get_config
-from engine.errors import AmemError, IndexLocked
+from engine.errors import AmemError, IndexLocked, IndexUnavailable
 from engine.index import indexer
 from engine.text import check_content, check_context
+from engine.transfer import seed_import
 from engine.transfer.ingest import ChatLine, Item, items_from, turns_from
 from engine.transfer.portable import is_export, restore
 from engine.write import conversation
@@ -25,6 +27,7 @@ from memories.management.base import AmemCommand
 from memories.models import Agent, Link, Note
 
 OUTCOMES = ("created", "folded", "flagged", "duplicate", "rejected")
+SEED_FORMATS = ("openclaw-amem", "memory-engine")
 
 
 class Command(AmemCommand):
@@ -35,18 +38,40 @@ class Command(AmemCommand):
         "through the full write pipeline, dedup included. --format conversation reads a chat transcript "
         '(JSONL, one turn per line: {"text", "speaker", "session", "id", "occurred_at", "subjects"}) and '
         "stores each turn as an episodic note with the previous turn of its session as context, "
-        "adjacent turns linked."
+        "adjacent turns linked. --format openclaw-amem imports the seed plugin's Qdrant collection "
+        "(--qdrant-url URL [--collection amem_notes], --qdrant-path DIR, or JSON dump files); --format "
+        "memory-engine imports a memory-engine workspace (--agent required). Both keep ids, links, history and "
+        "access fields, report bad records with their position and skip them; --dry-run only counts."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("paths", nargs="+")
+        parser.add_argument("paths", nargs="*")
         parser.add_argument("--agent", help="the agent the memories belong to (not needed for amem exports)")
-        parser.add_argument("--format", default="auto", choices=["auto", "jsonl", "text", "markdown", "conversation"])
+        parser.add_argument(
+            "--format", default="auto", choices=["auto", "jsonl", "text", "markdown", "conversation", *SEED_FORMATS]
+        )
+        parser.add_argument("--qdrant-url", help="openclaw-amem: the Qdrant server holding the seed's collection")
+        parser.add_argument("--qdrant-path", help="openclaw-amem: a local Qdrant folder (qdrant-client local mode)")
+        parser.add_argument("--qdrant-api-key", help="openclaw-amem: the Qdrant server's API key, if it needs one")
+        parser.add_argument("--collection", default="amem_notes", help="openclaw-amem: the collection (amem_notes)")
+        parser.add_argument(
+            "--map-agent",
+            action="append",
+            default=[],
+            metavar="SEED=AMEM",
+            help="openclaw-amem: store the seed agent SEED's notes as amem agent AMEM (repeatable)",
+        )
+        parser.add_argument("--dry-run", action="store_true", help="seed formats: check and count, write nothing")
         parser.add_argument("--scope", default=None, choices=["private", "shared"])
         parser.add_argument("--subject", action="append", default=[], dest="subjects")
         parser.add_argument("--no-progress", action="store_true")
 
     def handle(self, *args, paths, agent, format, scope, subjects, no_progress, **options):
+        if format in SEED_FORMATS:
+            self._import_seed(format, paths, agent, no_progress, **options)
+            return
+        if not paths:
+            raise CommandError("give the files to import")
         files = [Path(p) for p in paths]
         for path in files:
             if not path.is_file():
@@ -143,6 +168,90 @@ class Command(AmemCommand):
             f"{result.events} event(s); {result.existing} already present, {result.dangling} dangling reference(s)"
         )
         if synced.failed or synced.indexed < result.notes:
+            self.stdout.write("indexing deferred: the notes stay marked and are indexed on the next sync")
+
+    # --- the seed plugins' stores (engine/seed_import.py) -------------------------------------------
+
+    def _import_seed(self, fmt, paths, agent, no_progress, *, dry_run=False, **options) -> None:
+        try:
+            if fmt == "openclaw-amem":
+                plan = self._plan_openclaw_amem(paths, **options)
+            else:
+                if not agent:
+                    raise CommandError("--agent is required for --format memory-engine (the workspace names none)")
+                if len(paths) != 1:
+                    raise CommandError("give one memory-engine workspace (or its memory/ folder)")
+                plan = seed_import.plan_memory_engine(Path(paths[0]), seed_import.check_agent_id(agent, "--agent"))
+        except seed_import.BadRecord as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(
+            f"{fmt}: {plan.records} record(s) read: {len(plan.notes)} to import, {len(plan.bad)} skipped; "
+            f"{len(plan.links)} link(s), {len(plan.events)} history event(s), {len(plan.conflicts)} conflict pair(s); "
+            f"agent(s): {', '.join(sorted(plan.agents)) or '-'}"
+        )
+        if plan.core or plan.facts or plan.episodes:
+            self.stdout.write(
+                f"memory layers: {len(plan.core)} core block(s), {len(plan.facts)} fact(s), "
+                f"{len(plan.episodes)} episode(s) to import"
+            )
+        for part, why in plan.skipped_parts.items():
+            self.stdout.write(f"{part}: {why}")
+        for line in plan.bad:
+            self.stderr.write(f"skipped {line}")
+        for line in plan.warnings:
+            self.stderr.write(f"warning {line}")
+        if dry_run:
+            self.stdout.write("dry run: nothing written")
+            return
+        outcome = seed_import.apply(plan)
+        self.stdout.write(
+            f"imported {outcome.notes} note(s) ({outcome.existing} already present), {outcome.links} link(s) "
+            f"({outcome.dangling_links} to notes not imported), {outcome.events} event(s), "
+            f"{outcome.conflicts} conflict pair(s)"
+            + (f"; created agent(s) {', '.join(outcome.agents_created)}" if outcome.agents_created else "")
+        )
+        if plan.core or plan.facts or plan.episodes:
+            self.stdout.write(
+                f"imported {outcome.core_blocks} core block(s) ({outcome.core_existing} already there, kept), "
+                f"{outcome.facts} fact(s) ({outcome.facts_existing} already known), "
+                f"{outcome.episodes} episode(s) ({outcome.episodes_existing} already present)"
+            )
+        self._index_imported(outcome.note_ids, no_progress)
+
+    def _plan_openclaw_amem(self, paths, *, qdrant_url, qdrant_path, qdrant_api_key, collection, map_agent, **_):
+        agent_map = {}
+        for pair in map_agent:
+            seed, sep, ours = pair.partition("=")
+            if not sep or not seed or not ours:
+                raise CommandError(f"--map-agent takes SEED=AMEM, not {pair!r}")
+            agent_map[seed] = seed_import.check_agent_id(ours, "--map-agent")
+        sources = sum(bool(x) for x in (qdrant_url, qdrant_path, paths))
+        if sources != 1:
+            raise CommandError("give one source: --qdrant-url URL, --qdrant-path DIR, or JSON dump file(s)")
+        if paths:
+            for p in paths:
+                if not Path(p).is_file():
+                    raise CommandError(f"no such file: {p}")
+            records = (r for p in paths for r in seed_import.dump_records(Path(p)))
+            return seed_import.plan_openclaw_amem(records, agent_map=agent_map)
+        client = seed_import.qdrant_client(url=qdrant_url, path=qdrant_path, api_key=qdrant_api_key)
+        try:
+            if not client.collection_exists(collection):
+                raise CommandError(f"no collection {collection!r} at {qdrant_url or qdrant_path} (--collection)")
+            return seed_import.plan_openclaw_amem(seed_import.qdrant_records(client, collection), agent_map=agent_map)
+        finally:
+            client.close()
+
+    def _index_imported(self, note_ids, no_progress: bool) -> None:
+        if not note_ids:
+            return
+        try:
+            bar = tqdm(total=len(note_ids), desc="indexing", unit="note", disable=no_progress)
+            synced = indexer.sync_dirty(among=Note.objects.filter(pk__in=note_ids), progress=bar.update)
+            bar.close()
+        except (IndexLocked, IndexUnavailable):
+            synced = None
+        if synced is None or synced.failed or synced.indexed < len(note_ids):
             self.stdout.write("indexing deferred: the notes stay marked and are indexed on the next sync")
 
 

@@ -1,0 +1,234 @@
+/**
+ * The plugin's configuration (`plugins.entries.amem.config` in openclaw.json): defaults, validation,
+ * API keys from the environment, and which amem key serves which OpenClaw agent.
+ *
+ * The JSON Schema the gateway shows and checks is in openclaw.plugin.json; `validateConfig` applies the
+ * same rules at run time (a test keeps the two in step).
+ */
+
+export type CaptureTarget = "turns" | "conversations";
+
+/** A secret given as a reference instead of in clear: `{"source": "env", "id": "AMEM_API_KEY"}`. */
+export type SecretRef = { source: "env"; provider?: string; id: string };
+
+/** What one OpenClaw agent (or one session key) may override. */
+export type AgentOverride = {
+  apiKey?: string | SecretRef;
+  apiKeyEnv?: string;
+  autoRecall?: boolean;
+  autoCapture?: boolean;
+  topK?: number;
+  tokenBudget?: number;
+};
+
+export type AmemPluginConfig = {
+  serverUrl: string;
+  apiKey?: string | SecretRef;
+  apiKeyEnv: string;
+  topK: number;
+  tokenBudget: number;
+  autoRecall: boolean;
+  autoCapture: boolean;
+  captureTarget: CaptureTarget;
+  recallTimeoutMs: number;
+  captureTimeoutMs: number;
+  toolTimeoutMs: number;
+  minPromptChars: number;
+  agents: Record<string, AgentOverride>;
+};
+
+export const DEFAULTS: Omit<AmemPluginConfig, "apiKey"> = {
+  serverUrl: "http://127.0.0.1:8000",
+  apiKeyEnv: "AMEM_API_KEY",
+  topK: 5,
+  tokenBudget: 1200,
+  autoRecall: true,
+  autoCapture: true,
+  captureTarget: "turns",
+  recallTimeoutMs: 3000,
+  captureTimeoutMs: 15000,
+  toolTimeoutMs: 30000,
+  minPromptChars: 5,
+  agents: {},
+};
+
+type Rule = (value: unknown) => string | null;
+
+const isInt = (min: number, max: number): Rule => (v) =>
+  typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? null : `must be an integer from ${min} to ${max}`;
+const isBool: Rule = (v) => (typeof v === "boolean" ? null : "must be true or false");
+const isEnvName: Rule = (v) =>
+  typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? null : "must be an environment variable name";
+const isUrl: Rule = (v) => {
+  if (typeof v !== "string") return "must be an http(s) URL";
+  try {
+    const url = new URL(v);
+    return url.protocol === "http:" || url.protocol === "https:" ? null : "must be an http(s) URL";
+  } catch {
+    return "must be an http(s) URL";
+  }
+};
+const isSecret: Rule = (v) => {
+  if (typeof v === "string") return v.trim() ? null : "must not be empty";
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    const ref = v as Record<string, unknown>;
+    const extra = Object.keys(ref).filter((k) => !["source", "provider", "id"].includes(k));
+    if (ref.source === "env" && typeof ref.id === "string" && ref.id && extra.length === 0) return null;
+  }
+  return 'must be a key ("amem_…", "${AMEM_API_KEY}") or {"source": "env", "id": "AMEM_API_KEY"}';
+};
+
+export const OVERRIDE_RULES: Record<keyof AgentOverride, Rule> = {
+  apiKey: isSecret,
+  apiKeyEnv: isEnvName,
+  autoRecall: isBool,
+  autoCapture: isBool,
+  topK: isInt(1, 100),
+  tokenBudget: isInt(64, 32000),
+};
+
+export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents">, Rule> = {
+  serverUrl: isUrl,
+  apiKey: isSecret,
+  apiKeyEnv: isEnvName,
+  topK: isInt(1, 100),
+  tokenBudget: isInt(64, 32000),
+  autoRecall: isBool,
+  autoCapture: isBool,
+  captureTarget: (v) => (v === "turns" || v === "conversations" ? null : 'must be "turns" or "conversations"'),
+  recallTimeoutMs: isInt(100, 120000),
+  captureTimeoutMs: isInt(100, 300000),
+  toolTimeoutMs: isInt(100, 600000),
+  minPromptChars: isInt(0, 1000),
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Every problem with a raw config, as "field: message" lines ([] = fine). Unknown keys are problems. */
+export function configErrors(raw: unknown): string[] {
+  if (raw === undefined || raw === null) return [];
+  if (!isObject(raw)) return ["config must be an object"];
+  const errors: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === "agents") {
+      if (!isObject(value)) {
+        errors.push("agents: must be an object mapping an OpenClaw agent id or session key to overrides");
+        continue;
+      }
+      for (const [who, override] of Object.entries(value)) {
+        if (!isObject(override)) {
+          errors.push(`agents.${who}: must be an object`);
+          continue;
+        }
+        for (const [k, v] of Object.entries(override)) {
+          const rule = OVERRIDE_RULES[k as keyof AgentOverride];
+          const problem = rule ? rule(v) : "unknown field";
+          if (problem) errors.push(`agents.${who}.${k}: ${problem}`);
+        }
+      }
+      continue;
+    }
+    const rule = RULES[key as keyof typeof RULES];
+    const problem = rule ? rule(value) : "unknown field";
+    if (problem) errors.push(`${key}: ${problem}`);
+  }
+  return errors;
+}
+
+/** The config with defaults filled in; throws with every problem listed when it is invalid. */
+export function parseConfig(raw: unknown): AmemPluginConfig {
+  const errors = configErrors(raw);
+  if (errors.length) throw new Error(`amem plugin config is invalid: ${errors.join("; ")}`);
+  const given = (raw ?? {}) as Partial<AmemPluginConfig>;
+  const cfg = { ...DEFAULTS, ...given, agents: { ...(given.agents ?? {}) } } as AmemPluginConfig;
+  cfg.serverUrl = cfg.serverUrl.replace(/\/+$/, "");
+  return cfg;
+}
+
+/**
+ * The OpenClaw agent id inside a session key shaped `agent:<id>:<rest>` (seed B164): at least three
+ * segments, none of the first three empty; one leading empty segment (":agent:…") is tolerated.
+ */
+export function agentIdFromSessionKey(sessionKey: string | undefined | null): string | undefined {
+  if (!sessionKey) return undefined;
+  const parts = sessionKey.split(":");
+  if (parts[0] === "" && parts.length > 1) parts.shift();
+  if (parts.length < 3 || parts[0] !== "agent") return undefined;
+  if (!parts[1] || !parts[2]) return undefined;
+  return parts[1];
+}
+
+/** Which OpenClaw agent a call is for (seed B165): ctx.agentId, then the session key, then "main". */
+export function resolveAgentId(ctx: { agentId?: string; sessionKey?: string } | undefined): string {
+  return ctx?.agentId || agentIdFromSessionKey(ctx?.sessionKey) || "main";
+}
+
+/** The settings for one call: an override for the exact session key wins over one for the agent id. */
+export type Resolved = {
+  openclawAgent: string;
+  apiKey: string | undefined;
+  keySource: string;
+  autoRecall: boolean;
+  autoCapture: boolean;
+  topK: number;
+  tokenBudget: number;
+};
+
+const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+function readSecret(secret: string | SecretRef | undefined, env: NodeJS.ProcessEnv): [string | undefined, string] {
+  if (secret === undefined) return [undefined, ""];
+  if (typeof secret === "string") {
+    const ref = ENV_REFERENCE.exec(secret.trim());
+    // The gateway substitutes ${VAR} in openclaw.json; a value that reaches us unsubstituted is read here.
+    if (ref) return [env[ref[1]] || undefined, `environment variable ${ref[1]}`];
+    return [secret.trim(), "apiKey in the plugin config"];
+  }
+  return [env[secret.id] || undefined, `environment variable ${secret.id}`];
+}
+
+export function resolveFor(
+  cfg: AmemPluginConfig,
+  ctx: { agentId?: string; sessionKey?: string } | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Resolved {
+  const openclawAgent = resolveAgentId(ctx);
+  const override: AgentOverride =
+    (ctx?.sessionKey && cfg.agents[ctx.sessionKey]) || cfg.agents[openclawAgent] || {};
+  let [apiKey, keySource] = readSecret(override.apiKey, env);
+  if (override.apiKey === undefined && override.apiKeyEnv) {
+    [apiKey, keySource] = [env[override.apiKeyEnv] || undefined, `environment variable ${override.apiKeyEnv}`];
+  }
+  if (override.apiKey === undefined && !override.apiKeyEnv) {
+    [apiKey, keySource] = readSecret(cfg.apiKey, env);
+    if (cfg.apiKey === undefined) {
+      [apiKey, keySource] = [env[cfg.apiKeyEnv] || undefined, `environment variable ${cfg.apiKeyEnv}`];
+    }
+  }
+  return {
+    openclawAgent,
+    apiKey,
+    keySource,
+    autoRecall: override.autoRecall ?? cfg.autoRecall,
+    autoCapture: override.autoCapture ?? cfg.autoCapture,
+    topK: override.topK ?? cfg.topK,
+    tokenBudget: override.tokenBudget ?? cfg.tokenBudget,
+  };
+}
+
+/**
+ * Seed B167: whether OpenClaw will silently block the agent_end hook (auto-capture) for this plugin.
+ * Blocked when the plugin's entry exists and `hooks.allowConversationAccess` is not true; a config
+ * that cannot be read, or has no entry for this plugin id, is not reported as blocked.
+ */
+export function conversationAccessBlocked(config: unknown, pluginId: string): boolean {
+  if (!isObject(config)) return false;
+  const plugins = config.plugins;
+  if (!isObject(plugins) || !isObject(plugins.entries)) return false;
+  const entry = plugins.entries[pluginId];
+  if (!isObject(entry)) return false;
+  const hooks = entry.hooks;
+  return !(isObject(hooks) && hooks.allowConversationAccess === true);
+}

@@ -1,0 +1,167 @@
+/**
+ * Auto-recall (before_prompt_build → POST /recall, the bundle prepended) and auto-capture
+ * (agent_end → POST /turns or /conversations). Neither ever throws into the turn or waits past its
+ * timeout: amem down, slow or misconfigured costs one warning line and the turn goes on.
+ */
+
+import { AmemError } from "./client.js";
+import type {
+  AgentEndEvent as PluginHookAgentEndEvent,
+  BeforePromptBuildEvent as PluginHookBeforePromptBuildEvent,
+  BeforePromptBuildResult as PluginHookBeforePromptBuildResult,
+  HookContext as PluginHookAgentContext,
+} from "./sdk.js";
+import type { PluginState } from "./state.js";
+import { cleanText, latestExchange, packNotes, toolCalls, wrapRecall, type Hit } from "./text.js";
+
+/** Tools that change memory: a turn that called one was already remembered on purpose. */
+export const MUTATING_TOOLS = new Set([
+  "memory_add",
+  "memory_update",
+  "memory_forget",
+  "core_memory_replace",
+  "core_memory_append",
+  "graph_add",
+]);
+const SKIP_TRIGGERS = new Set(["cron", "heartbeat", "automation", "schedule"]);
+const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory
+const MAX_TURN_CHARS = 4000;
+const RECALL_ROUTE_RETRY_MS = 10 * 60 * 1000;
+
+export function nonInteractive(ctx: PluginHookAgentContext | undefined): boolean {
+  if (ctx?.trigger && SKIP_TRIGGERS.has(ctx.trigger.toLowerCase())) return true;
+  return /:(cron|heartbeat):/i.test(ctx?.sessionKey ?? "");
+}
+
+export function isSubagent(sessionKey: string | undefined): boolean {
+  return /:subagent:/i.test(sessionKey ?? "");
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Resolves to undefined after `ms`, so a hook never waits longer than its budget. */
+function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+type RecallOut = { text?: string };
+type SearchOut = { results: Hit[] };
+
+export function makeHooks(state: PluginState) {
+  let recallMissingUntil = 0;
+
+  async function recallText(query: string, ctx: PluginHookAgentContext): Promise<string> {
+    const { client, resolved } = state.clientFor(ctx);
+    const timeoutMs = state.cfg.recallTimeoutMs;
+    if (Date.now() >= recallMissingUntil) {
+      try {
+        const bundle = await client.request<RecallOut>(
+          "POST",
+          "/recall",
+          { query, token_budget: resolved.tokenBudget, limit: resolved.topK },
+          { timeoutMs },
+        );
+        return (bundle?.text ?? "").trim();
+      } catch (err) {
+        if (!(err instanceof AmemError && err.kind === "no_route")) throw err;
+        // An amem without the memory layers: search instead, and do not ask again for a while.
+        recallMissingUntil = Date.now() + RECALL_ROUTE_RETRY_MS;
+        state.logger.info?.("amem: this server has no /recall yet; auto-recall uses /memories/search");
+      }
+    }
+    const found = await client.request<SearchOut>(
+      "POST",
+      "/memories/search",
+      { query, limit: resolved.topK },
+      { timeoutMs },
+    );
+    return packNotes(found?.results ?? [], resolved.tokenBudget);
+  }
+
+  async function beforePromptBuild(
+    event: PluginHookBeforePromptBuildEvent,
+    ctx: PluginHookAgentContext,
+  ): Promise<PluginHookBeforePromptBuildResult | void> {
+    const resolved = state.resolve(ctx);
+    if (!resolved.autoRecall || nonInteractive(ctx)) return;
+    const query = cleanText(event.currentUserMessage ?? event.prompt ?? "");
+    if (query.length < state.cfg.minPromptChars) return;
+    const budget = state.cfg.recallTimeoutMs;
+    try {
+      const text = await within(budget, recallText(query, ctx));
+      if (text === undefined) {
+        state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": no answer within ${budget} ms`);
+        return;
+      }
+      if (!text) return;
+      return { prependContext: wrapRecall(text) };
+    } catch (err) {
+      state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
+      return;
+    }
+  }
+
+  async function capture(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<string> {
+    const { client } = state.clientFor(ctx);
+    const exchange = latestExchange(event.messages ?? []);
+    if (!exchange || exchange.user.length < MIN_CAPTURE_CHARS) return "nothing to keep";
+    const session = (ctx.sessionId || ctx.sessionKey || "openclaw").slice(0, 150);
+    const run = (event.runId || new Date().toISOString()).slice(0, 40);
+    const user = exchange.user.slice(0, MAX_TURN_CHARS);
+    const assistant = exchange.assistant.slice(0, MAX_TURN_CHARS);
+    const timeoutMs = state.cfg.captureTimeoutMs;
+    if (state.cfg.captureTarget === "conversations") {
+      const turns = [
+        { text: `User: ${user}`, session, source: `${run}:user`, said: user },
+        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant },
+      ]
+        .filter((t) => t.said.length >= MIN_CAPTURE_CHARS)
+        .map(({ said: _said, ...turn }) => turn);
+      const out = await client.request<{ ids: string[] }>("POST", "/conversations", { turns }, { timeoutMs });
+      return `stored ${out.ids.length} turn(s)`;
+    }
+    const out = await client.request<{ ops: { action: string; status: string }[] }>(
+      "POST",
+      "/turns",
+      {
+        messages: [
+          { role: "user", content: user },
+          { role: "assistant", content: assistant },
+        ],
+        sources: [`openclaw:${session}:${run}`.slice(0, 200)],
+      },
+      { timeoutMs },
+    );
+    const applied = out.ops.filter((op) => op.status !== "skipped").map((op) => op.action.toLowerCase());
+    return applied.length ? `applied ${applied.join(", ")}` : "nothing new to keep";
+  }
+
+  async function agentEnd(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<void> {
+    const resolved = state.resolve(ctx);
+    if (!resolved.autoCapture || !event?.success) return;
+    if (nonInteractive(ctx) || isSubagent(ctx?.sessionKey)) return;
+    if (toolCalls(event.messages ?? []).some((name) => MUTATING_TOOLS.has(name))) {
+      state.logger.debug?.("amem: capture skipped, the agent changed memory itself this turn");
+      return;
+    }
+    const budget = state.cfg.captureTimeoutMs;
+    try {
+      const outcome = await within(budget, capture(event, ctx));
+      if (outcome === undefined) {
+        state.logger.warn(`amem: capture skipped for agent "${resolved.openclawAgent}": no answer within ${budget} ms`);
+        return;
+      }
+      state.logger.debug?.(`amem: capture for agent "${resolved.openclawAgent}": ${outcome}`);
+    } catch (err) {
+      state.logger.warn(`amem: capture skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
+    }
+  }
+
+  return { beforePromptBuild, agentEnd };
+}

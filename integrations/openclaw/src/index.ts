@@ -1,0 +1,69 @@
+/**
+ * amem as OpenClaw's memory slot. `register` reads the config, runs the hook self-check (seed B167),
+ * registers the tools (per calling agent, so each uses its own amem key) and the two hooks.
+ *
+ * The default export is the object `definePluginEntry` would build (id, name, description,
+ * configSchema, register): OpenClaw's loader takes any module whose default export has `register`,
+ * so the plugin needs nothing from the `openclaw` package at run time.
+ */
+
+import type { OpenClawPluginApi, OpenClawPluginConfigSchema } from "openclaw/plugin-sdk/plugin-entry";
+
+import { configErrors, conversationAccessBlocked, parseConfig } from "./config.js";
+import { makeHooks } from "./hooks.js";
+import { promptSection } from "./prompt.js";
+import { startupCheck } from "./startup.js";
+import { CONFIG_JSON_SCHEMA } from "./schema.js";
+import type { DefinedPluginEntry } from "./sdk.js";
+import { PluginState } from "./state.js";
+import { TOOL_NAMES, toolsFor } from "./tools.js";
+
+export const PLUGIN_ID = "amem";
+
+export const configSchema: OpenClawPluginConfigSchema = {
+  validate(value: unknown) {
+    const errors = configErrors(value);
+    return errors.length ? { ok: false, errors } : { ok: true, value };
+  },
+  jsonSchema: CONFIG_JSON_SCHEMA as unknown as Record<string, unknown>,
+};
+
+export function register(api: OpenClawPluginApi): void {
+  if (api.registrationMode === "cli-metadata") return; // only CLI commands are wanted; this plugin has none
+  const pluginId = api.id || PLUGIN_ID;
+  const cfg = parseConfig(api.pluginConfig);
+  const blocked = cfg.autoCapture && conversationAccessBlocked(api.config, pluginId);
+  const state = new PluginState(cfg, api.logger, pluginId, blocked);
+  if (blocked) {
+    api.logger.warn(
+      `amem: auto-capture is on but OpenClaw blocks the agent_end hook for this plugin; set ` +
+        `plugins.entries.${pluginId}.hooks.allowConversationAccess = true in openclaw.json`,
+    );
+  }
+  api.registerTool((ctx) => toolsFor(state, ctx), { names: [...TOOL_NAMES] });
+  // Tell at gateway start, not at the first turn, when amem is unreachable or the key is wrong.
+  api.registerService({ id: "amem-startup-check", start: () => startupCheck(state) });
+  // The memory slot's section of the system prompt: how to use these tools (cacheable, no per-turn cost).
+  if (typeof api.registerMemoryCapability === "function") {
+    api.registerMemoryCapability({ promptBuilder: (params) => promptSection(state, params) });
+  }
+  const hooks = makeHooks(state);
+  // Each hook bounds its own wait (recallTimeoutMs / captureTimeoutMs); the host's timeout is a backstop.
+  api.on("before_prompt_build", hooks.beforePromptBuild, { timeoutMs: cfg.recallTimeoutMs + 1000 });
+  api.on("agent_end", hooks.agentEnd, { timeoutMs: cfg.captureTimeoutMs + 1000 });
+  api.logger.info(
+    `amem: memory at ${cfg.serverUrl} (auto-recall ${cfg.autoRecall ? "on" : "off"}, ` +
+      `auto-capture ${cfg.autoCapture ? `on → /${cfg.captureTarget}` : "off"})`,
+  );
+}
+
+const plugin: DefinedPluginEntry = {
+  id: PLUGIN_ID,
+  name: "Memory (amem)",
+  description: "amem agentic long-term memory: recall before each prompt, capture after each turn, memory tools",
+  kind: "memory",
+  configSchema,
+  register,
+};
+
+export default plugin;

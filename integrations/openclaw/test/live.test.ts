@@ -1,0 +1,389 @@
+/**
+ * The tools and both hooks against a LIVE amem server (test/helpers/server.ts): real POST /recall
+ * (or /memories/search on a server without the memory layers), real /turns and /conversations.
+ * Then: amem down, amem silent, a wrong key. Routes of the memory layers (issue 10) that this
+ * server does not have yet are skipped, saying so.
+ */
+
+import assert from "node:assert/strict";
+import { createServer, type Server, type Socket } from "node:net";
+import { after, before, describe, it, type TestContext } from "node:test";
+
+import plugin from "../src/index.js";
+import { fakeApi, textOf, type Recorded } from "./helpers/fake-api.js";
+import { freePort, startAmem, type LiveAmem } from "./helpers/server.js";
+
+let amem: LiveAmem;
+const MAIN = { sessionKey: "agent:main:cli:session-1", sessionId: "s-1" };
+const WRITER = { sessionKey: "agent:writer:telegram:42", sessionId: "s-2" };
+
+function pluginFor(config: Record<string, unknown> = {}, openclaw?: Recorded["api"]["config"]): Recorded {
+  const merged: Record<string, unknown> = {
+    serverUrl: amem.url,
+    apiKey: amem.keys["oc-main"],
+    agents: { writer: { apiKey: amem.keys["oc-writer"] } },
+    // Generous: CI machines are shared; the failure tests set their own short timeouts.
+    recallTimeoutMs: 30000,
+    captureTimeoutMs: 60000,
+    toolTimeoutMs: 120000,
+    ...config,
+  };
+  // A key given as undefined means "not in openclaw.json" (JSON has no undefined).
+  const pluginConfig = Object.fromEntries(Object.entries(merged).filter(([, v]) => v !== undefined));
+  const rec = fakeApi({ pluginConfig, config: openclaw });
+  plugin.register(rec.api);
+  return rec;
+}
+
+async function call(rec: Recorded, name: string, params: Record<string, unknown>, ctx: object = MAIN) {
+  const tool = rec.tools(ctx).get(name);
+  assert.ok(tool, `no tool ${name}`);
+  return tool.execute(`call-${name}`, params);
+}
+
+async function route(path: string, body: unknown, key = amem.keys["oc-main"]): Promise<Response> {
+  return fetch(`${amem.url}/api/v1${path}`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Skip when this server answers 404 with Django's own page: the route does not exist yet. */
+async function needsRoute(t: TestContext, method: string, path: string): Promise<boolean> {
+  const response = await fetch(`${amem.url}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${amem.keys["oc-main"]}`, "Content-Type": "application/json" },
+    body: method === "GET" ? undefined : "{}",
+  });
+  const text = await response.text();
+  if (response.status === 404 && !text.trim().startsWith("{")) {
+    t.skip(`${method} /api/v1${path} is not on this amem yet (memory layers, issue 10)`);
+    return false;
+  }
+  return true;
+}
+
+/**
+ * amem indexes a write in the background (its outbox drainer, woken after each commit): a search
+ * right after a write may run before the note is in the index. Retry the probe until it holds.
+ */
+async function eventually<T>(probe: () => Promise<T>, holds: (value: T) => boolean, ms = 20000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (holds(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function exchange(user: string, assistant: string, extra: unknown[] = []) {
+  return [
+    { role: "user", content: [{ type: "text", text: user }] },
+    { role: "assistant", content: [...extra, { type: "text", text: assistant }] },
+  ];
+}
+
+before(async () => {
+  amem = await startAmem();
+});
+
+after(async () => {
+  await amem?.stop();
+});
+
+describe("memory tools against a live amem", () => {
+  it("add, search, get, update, list and forget a memory", async () => {
+    const rec = pluginFor();
+    const added = await call(rec, "memory_add", {
+      text: "Alex drinks black filter coffee every morning since May.",
+      subjects: ["alex"],
+      sources: ["msg-1"],
+    });
+    const id = (added.details as { id: string }).id;
+    assert.match(textOf(added), new RegExp(`Stored as ${id}`));
+
+    const again = await call(rec, "memory_add", {
+      text: "Alex drinks black filter coffee every morning since May.",
+      subjects: ["alex"],
+    });
+    assert.match(textOf(again), /Already remembered/);
+
+    const found = await eventually(
+      () => call(rec, "memory_search", { query: "what coffee does Alex drink", subject: "alex" }),
+      (r) => textOf(r).includes("black filter coffee"),
+    );
+    assert.match(textOf(found), /^Found \d+ memories:\n1\. Alex drinks black filter coffee/);
+    assert.equal((found.details as { results: { id: string }[] }).results[0].id, id);
+
+    const got = await call(rec, "memory_get", { id });
+    assert.match(textOf(got), /Alex drinks black filter coffee/);
+    assert.deepEqual((got.details as { sources: string[] }).sources, ["msg-1"]);
+
+    const updated = await call(rec, "memory_update", { id, text: "Alex switched to green tea in November." });
+    assert.match(textOf(updated), /Updated .*green tea/);
+
+    const listed = await call(rec, "memory_list", { limit: 10 });
+    assert.match(textOf(listed), /green tea/);
+    assert.ok((listed.details as { total: number }).total >= 1);
+
+    const forgotten = await call(rec, "memory_forget", { id });
+    assert.equal(textOf(forgotten), `Forgot ${id}.`);
+    await assert.rejects(call(rec, "memory_get", { id }), /amem answered 404 to GET \/memories\/[0-9a-f-]+: no such note/);
+  });
+
+  it("memory_search scopes by subject and passes topicsFilter", async () => {
+    const rec = pluginFor();
+    await call(rec, "memory_add", { text: "Sam is allergic to peanuts and carries an epipen.", subjects: ["sam"] });
+    await call(rec, "memory_add", { text: "Robin is allergic to shellfish since childhood.", subjects: ["robin"] });
+    const sam = await eventually(
+      () => call(rec, "memory_search", { query: "allergies", subject: "sam", limit: 5 }),
+      (r) => textOf(r).includes("peanuts"),
+    );
+    const contents = (sam.details as { results: { content: string }[] }).results.map((r) => r.content);
+    assert.ok(contents.some((c) => c.includes("peanuts")));
+    assert.ok(!contents.some((c) => c.includes("shellfish")), "another person's memory leaked into a subject search");
+    const filtered = await call(rec, "memory_search", { query: "allergies", topicsFilter: ["no-such-topic"] });
+    assert.ok(Array.isArray((filtered.details as { results: unknown[] }).results));
+  });
+
+  it("memory_consolidate and memory_quality_scan run the jobs on this agent's notes", async () => {
+    const rec = pluginFor();
+    const consolidated = await call(rec, "memory_consolidate", {});
+    assert.match(textOf(consolidated), /^Consolidation ok: merged \d+ pair\(s\)/);
+    const scanned = await call(rec, "memory_quality_scan", {});
+    assert.match(textOf(scanned), /^Quality scan ok: \d+ memories flagged/);
+    assert.ok((scanned.details as { counts: { scanned: number } }).counts.scanned >= 1);
+  });
+
+  it("each OpenClaw agent uses its own amem key (session key agent:<id>:…)", async () => {
+    const rec = pluginFor();
+    await call(rec, "memory_add", { text: "The writer agent drafts the newsletter on Fridays." }, WRITER);
+    const writers = await call(rec, "memory_list", {}, WRITER);
+    assert.match(textOf(writers), /newsletter on Fridays/);
+    const mains = await call(rec, "memory_list", { limit: 100 }, MAIN);
+    assert.doesNotMatch(textOf(mains), /newsletter on Fridays/);
+    const direct = await fetch(`${amem.url}/api/v1/memories`, {
+      headers: { Authorization: `Bearer ${amem.keys["oc-writer"]}` },
+    });
+    assert.match(await direct.text(), /newsletter on Fridays/);
+  });
+
+  it("puts the self-check notice on every memory_search result when capture is blocked (B167)", async () => {
+    const rec = pluginFor({}, { plugins: { entries: { amem: { enabled: true } } } });
+    assert.equal(rec.warnings().length, 1);
+    const found = await call(rec, "memory_search", { query: "coffee" });
+    assert.match(textOf(found), /^⚠ amem auto-capture is blocked by OpenClaw: set plugins\.entries\.amem\.hooks\.allowConversationAccess/);
+    const empty = await call(rec, "memory_search", { query: "zzzz qqqq xxxx" }, { sessionKey: "agent:nobody:x:y" });
+    assert.match(textOf(empty), /^⚠ amem auto-capture is blocked/);
+  });
+});
+
+describe("memory-layer tools (routes of issue 10)", () => {
+  it("core_memory_replace, core_memory_append and core_memory_read", async (t) => {
+    if (!(await needsRoute(t, "GET", "/core"))) return;
+    const rec = pluginFor();
+    await call(rec, "core_memory_replace", { name: "identity", path: "", value: '{"name": "Alex", "likes": []}' });
+    await call(rec, "core_memory_append", { name: "identity", path: "likes", value: "hiking" });
+    const read = await call(rec, "core_memory_read", { name: "identity" });
+    assert.match(textOf(read), /"Alex"/);
+    assert.match(textOf(read), /hiking/);
+  });
+
+  it("graph_add and graph_query", async (t) => {
+    if (!(await needsRoute(t, "GET", "/facts?entity=x"))) return;
+    const rec = pluginFor();
+    await call(rec, "graph_add", { subject: "Alex", relation: "works_at", object: "Acme" });
+    const facts = await call(rec, "graph_query", { entity: "Alex" });
+    assert.match(textOf(facts), /Alex works_at Acme/);
+  });
+
+  it("episode_recall", async (t) => {
+    if (!(await needsRoute(t, "GET", "/episodes"))) return;
+    const rec = pluginFor();
+    const out = await call(rec, "episode_recall", { limit: 2 });
+    assert.ok(Array.isArray((out.details as { episodes: unknown[] }).episodes));
+  });
+
+  it("a tool whose route this amem lacks fails with a message saying so", async (t) => {
+    const probe = await fetch(`${amem.url}/api/v1/core`, { headers: { Authorization: `Bearer ${amem.keys["oc-main"]}` } });
+    if (probe.status !== 404) {
+      t.skip("this amem has the memory layers");
+      return;
+    }
+    await assert.rejects(call(pluginFor(), "core_memory_read", {}), /this amem server has no GET \/api\/v1\/core route/);
+  });
+});
+
+describe("auto-recall (before_prompt_build)", () => {
+  it("prepends what amem recalls about the message", async () => {
+    const rec = pluginFor();
+    await call(rec, "memory_add", { text: "The staging database runs PostgreSQL 16 on port 5433." });
+    const result = await eventually(
+      async () =>
+        rec.hooks.before_prompt_build!(
+          { prompt: "Which port does the staging database use?", messages: [] },
+          { ...MAIN, trigger: "user" },
+        ),
+      (r) => /port 5433/.test(r?.prependContext ?? ""),
+    );
+    assert.ok(result && result.prependContext, "no recall block");
+    assert.match(result.prependContext, /^<amem-memory>\n/);
+    assert.match(result.prependContext, /PostgreSQL 16 on port 5433/);
+    assert.match(result.prependContext, /<\/amem-memory>$/);
+    assert.deepEqual(rec.warnings(), []);
+  });
+
+  it("POST /recall answers the contract the hook relies on", async (t) => {
+    if (!(await needsRoute(t, "POST", "/recall"))) return;
+    const response = await route("/recall", { query: "staging database port", token_budget: 200 });
+    assert.equal(response.status, 200);
+    const bundle = (await response.json()) as { text: string; tokens: number; token_budget: number };
+    assert.equal(typeof bundle.text, "string");
+    assert.ok(bundle.tokens <= 200);
+  });
+
+  it("stays quiet for short prompts, cron turns and when switched off for the agent", async () => {
+    const rec = pluginFor({ agents: { quiet: { apiKey: amem.keys["oc-main"], autoRecall: false } } });
+    const hook = rec.hooks.before_prompt_build!;
+    assert.equal(await hook({ prompt: "ok", messages: [] }, MAIN), undefined);
+    assert.equal(await hook({ prompt: "staging database port?", messages: [] }, { ...MAIN, trigger: "cron" }), undefined);
+    assert.equal(await hook({ prompt: "staging database port?", messages: [] }, { sessionKey: "agent:quiet:x:1" }), undefined);
+  });
+
+  it("does not recall into another OpenClaw agent's prompt", async () => {
+    const rec = pluginFor();
+    await call(rec, "memory_add", { text: "The writer's editor is called Morgan Lee." }, WRITER);
+    const ask = async (ctx: object) =>
+      rec.hooks.before_prompt_build!({ prompt: "Who is the editor Morgan Lee?", messages: [] }, ctx);
+    const theirs = await eventually(() => ask(WRITER), (r) => /Morgan Lee/.test(r?.prependContext ?? ""));
+    assert.match(theirs?.prependContext ?? "", /Morgan Lee/);
+    const mine = await ask(MAIN); // asked after the writer's note is surely in the index
+    assert.doesNotMatch(mine?.prependContext ?? "", /Morgan Lee/);
+  });
+});
+
+describe("auto-capture (agent_end)", () => {
+  it("sends the latest exchange to POST /turns and amem keeps the durable fact", async () => {
+    const rec = pluginFor({ captureTarget: "turns" });
+    const messages = [
+      { role: "user", content: "hello there, quick question first" },
+      { role: "assistant", content: "Sure, go ahead." },
+      ...exchange("I moved to Lisbon last month with my dog Rex.", "Congratulations on the move to Lisbon!"),
+    ];
+    await rec.hooks.agent_end!({ success: true, messages, runId: "run-1" }, { ...MAIN, trigger: "user" });
+    assert.deepEqual(rec.warnings(), []);
+    const found = await eventually(
+      () => call(rec, "memory_search", { query: "where does the user live, Lisbon" }),
+      (r) => textOf(r).includes("Lisbon"),
+    );
+    assert.match(textOf(found), /Lisbon/);
+    const listed = (await call(rec, "memory_list", { limit: 100 })).details as { results: { sources: string[] }[] };
+    assert.ok(listed.results.some((n) => n.sources.includes("openclaw:s-1:run-1")), "the turn's source id is kept");
+  });
+
+  it("stores every turn with captureTarget conversations (POST /conversations)", async () => {
+    const rec = pluginFor({ captureTarget: "conversations" });
+    await rec.hooks.agent_end!(
+      { success: true, messages: exchange("We should repaint the fence blue in April.", "Blue in April, noted."), runId: "run-2" },
+      WRITER,
+    );
+    assert.deepEqual(rec.warnings(), []);
+    const listed = textOf(await call(rec, "memory_list", { limit: 10 }, WRITER));
+    assert.match(listed, /User: We should repaint the fence blue in April\./);
+    assert.match(listed, /Assistant: Blue in April, noted\./);
+  });
+
+  it("skips failed turns, turns where the agent already wrote memory, subagents and switched-off agents", async () => {
+    const rec = pluginFor({ agents: { quiet: { apiKey: amem.keys["oc-main"], autoCapture: false } } });
+    const before = ((await call(rec, "memory_list", {})).details as { total: number }).total;
+    const fact = "My sister Dana lives in Porto and teaches piano.";
+    const toolUse = [{ type: "toolCall", name: "memory_add", arguments: { text: fact } }];
+    await rec.hooks.agent_end!({ success: false, messages: exchange(fact, "Nice.") }, MAIN);
+    await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Saved.", toolUse) }, MAIN);
+    await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Nice.") }, { sessionKey: "agent:main:subagent:x" });
+    await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Nice.") }, { sessionKey: "agent:quiet:x:1" });
+    const afterward = ((await call(rec, "memory_list", {})).details as { total: number }).total;
+    assert.equal(afterward, before);
+    assert.deepEqual(rec.warnings(), []);
+  });
+});
+
+describe("the start-up check", () => {
+  it("logs where amem is and how many memories the default key sees", async () => {
+    const rec = pluginFor();
+    await rec.startServices();
+    assert.deepEqual(rec.warnings(), []);
+    assert.ok(rec.logs.some((l) => /^amem: reachable at http:\/\/127\.0\.0\.1:\d+; \d+ memories visible to agent "main"$/.test(l.message)));
+  });
+
+  it("warns once, without throwing, when amem is down or the key is wrong", async () => {
+    const down = pluginFor({ serverUrl: `http://127.0.0.1:${await freePort()}` });
+    await down.startServices();
+    assert.equal(down.warnings().length, 1);
+    assert.match(down.warnings()[0], /^amem: start-up check failed: amem is not reachable at/);
+    const wrong = pluginFor({ apiKey: "amem_wrong", agents: {} });
+    await wrong.startServices();
+    assert.equal(wrong.warnings().length, 1);
+    assert.match(wrong.warnings()[0], /^amem: start-up check failed: amem rejected the API key/);
+  });
+});
+
+describe("when amem is down, silent or refuses the key", () => {
+  it("amem down: the turn completes, one warning per hook, tools say it is not reachable", async () => {
+    const port = await freePort(); // nothing listens there
+    const rec = pluginFor({ serverUrl: `http://127.0.0.1:${port}`, recallTimeoutMs: 3000, captureTimeoutMs: 3000 });
+    const started = Date.now();
+    const recalled = await rec.hooks.before_prompt_build!({ prompt: "What do you remember about me?", messages: [] }, MAIN);
+    assert.equal(recalled, undefined);
+    assert.equal(rec.warnings().length, 1);
+    assert.match(rec.warnings()[0], /^amem: recall skipped for agent "main": amem is not reachable at http:\/\/127\.0\.0\.1:\d+/);
+    await rec.hooks.agent_end!({ success: true, messages: exchange("I moved to Lisbon last month.", "Congratulations!") }, MAIN);
+    assert.equal(rec.warnings().length, 2);
+    assert.match(rec.warnings()[1], /^amem: capture skipped for agent "main": amem is not reachable/);
+    assert.ok(Date.now() - started < 3000, "a refused connection must not wait for the timeout");
+    await assert.rejects(call(rec, "memory_search", { query: "anything" }), /amem is not reachable at/);
+  });
+
+  it("amem silent: the hooks give up after their timeout with one warning", async () => {
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((socket) => sockets.push(socket)); // accepts, never answers
+    const port = await freePort();
+    await new Promise<void>((r) => silent.listen(port, "127.0.0.1", () => r()));
+    try {
+      const rec = pluginFor({ serverUrl: `http://127.0.0.1:${port}`, recallTimeoutMs: 300, captureTimeoutMs: 300 });
+      const started = Date.now();
+      const recalled = await rec.hooks.before_prompt_build!({ prompt: "What do you remember about me?", messages: [] }, MAIN);
+      await rec.hooks.agent_end!({ success: true, messages: exchange("I moved to Lisbon last month.", "Great!") }, MAIN);
+      const took = Date.now() - started;
+      assert.equal(recalled, undefined);
+      assert.ok(took < 2500, `the hooks took ${took} ms`);
+      assert.equal(rec.warnings().length, 2);
+      assert.match(rec.warnings()[0], /recall skipped .*(did not answer within 300 ms|no answer within 300 ms)/);
+      assert.match(rec.warnings()[1], /capture skipped .*(did not answer within 300 ms|no answer within 300 ms)/);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it("a wrong key: tools fail with a clear error, hooks log one warning and go on", async () => {
+    const rec = pluginFor({ apiKey: "amem_this-key-does-not-exist", agents: {} });
+    await assert.rejects(
+      call(rec, "memory_add", { text: "This will not be stored anywhere at all." }),
+      /amem rejected the API key for OpenClaw agent "main" \(401: missing, unknown or revoked API key\); check apiKey in the plugin config/,
+    );
+    const recalled = await rec.hooks.before_prompt_build!({ prompt: "What do you remember about me?", messages: [] }, MAIN);
+    assert.equal(recalled, undefined);
+    assert.equal(rec.warnings().length, 1);
+    assert.match(rec.warnings()[0], /recall skipped for agent "main": amem rejected the API key/);
+  });
+
+  it("no key at all: the error says where to put one", async () => {
+    const rec = pluginFor({ apiKey: undefined, apiKeyEnv: "AMEM_TEST_KEY_THAT_IS_NOT_SET", agents: {} });
+    await assert.rejects(
+      call(rec, "memory_list", {}),
+      /no amem API key for OpenClaw agent "main": set apiKey .* or environment variable AMEM_TEST_KEY_THAT_IS_NOT_SET/,
+    );
+  });
+});
