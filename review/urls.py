@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from review.views import core_memory, posts, screens
+from review.views import core_memory, posts, queues, screens
 
 app_name = "review"
 
@@ -20,10 +20,13 @@ urlpatterns = [
     path("notes/<uuid:note_id>/keep/", posts.keep_quality, name="keep"),
     path("notes/<uuid:note_id>/pending/<str:op>/", posts.merge_action, name="pending"),
     path("events/<int:event_id>/undo/", posts.undo, name="undo"),
-    path("queues/merges/", screens.merges, name="merges"),
-    path("queues/conflicts/", screens.conflicts, name="conflicts"),
+    path("runs/<int:run_id>/", screens.run_detail, name="run"),
+    path("queues/counts/", queues.badges, name="counts"),
+    path("queues/merges/", queues.merges, name="merges"),
+    path("queues/conflicts/", queues.conflicts, name="conflicts"),
+    path("queues/quality/", queues.quality, name="quality"),
+    path("queues/<str:queue>/bulk/", posts.bulk, name="bulk"),
     path("conflicts/<int:pair_id>/<str:choice>/", posts.conflict_action, name="conflict"),
-    path("queues/quality/", screens.quality, name="quality"),
     path("agents/<str:agent_id>/core/", core_memory.page, name="core"),
     path("core/<int:block_id>/edit/", core_memory.edit, name="core-edit"),
     path("core/events/<int:event_id>/undo/", core_memory.undo, name="core-undo"),

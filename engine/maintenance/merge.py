@@ -31,7 +31,7 @@ from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from engine.text import check_content, normalise
 from engine.write.construct import construct, recipe_vectors
-from engine.write.fold import FoldPlan, apply_fold, plan_fold
+from engine.write.fold import FoldPlan, apply_fold
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent
 
@@ -72,17 +72,35 @@ def plan(step: Step, winner: Note, loser: Note, merged_text: str, *, verdict: st
     return MergePlan(fold, loser, loser.revision, verdict)
 
 
-def plan_decided(agent: Agent, winner: Note, loser: Note) -> MergePlan:
-    """The merge a person decided on (review app): the fold's merged text, or both texts kept.
+def merged_text(winner_text: str, loser_text: str) -> str:
+    """The merged text without a model: the winner's text, then the loser's sentences it lacks.
 
-    Raises AmemError when even the kept-both text cannot be stored.
+    Pure and deterministic, so a reviewer's preview is exactly what their merge writes.
+    """
+    return keep_both(winner_text, loser_text)
+
+
+def decided_text(winner: Note, loser: Note) -> str:
+    """The text a merge a person decided on writes (``merged_text``, checked as a new note's text).
+
+    Raises AmemError when it cannot be stored (too long).
     """
     cfg = get_config()
-    fold = plan_fold(agent, winner, loser.content, cfg)
-    if fold is None:  # the model declined to merge; the reviewer decided, so keep both texts rather than lose one
-        checked = check_content(
-            keep_both(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
-        )
+    return check_content(
+        merged_text(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
+    ).text
+
+
+def plan_decided(agent: Agent, winner: Note, loser: Note) -> MergePlan:
+    """The merge a person decided on (review app), writing exactly ``decided_text`` — what the card previewed.
+
+    Raises AmemError when that text cannot be stored.
+    """
+    cfg = get_config()
+    checked = check_content(decided_text(winner, loser), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
+    if normalise(checked.text) == normalise(winner.content):
+        fold = FoldPlan(winner, winner.revision, loser.content, winner.content, winner.ephemeral)
+    else:
         fields = construct(checked.text, agent.pk, note_type=winner.note_type)
         vector = recipe_vectors([(checked.text, fields)])[0]
         fold = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)

@@ -10,9 +10,9 @@ from django.template.response import TemplateResponse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from engine.curation import META
 from memories.models import NoteEvent
 from review import access
-from review.actions import META
 
 
 def render(request: HttpRequest, template: str, partial: str, context: dict, status: int = 200) -> TemplateResponse:
@@ -48,15 +48,113 @@ def inline_diff(before: str, after: str) -> SafeString:
     return mark_safe(" ".join(out))
 
 
-def event_changes(event: NoteEvent) -> list[dict]:
-    """One row per field the event changed: field, before, after and an inline diff."""
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
+def side_diff(a: str, b: str) -> tuple[SafeString, SafeString]:
+    """Both texts with the words only one side has marked (difflib over words; escaped)."""
+    wa, wb = _words(a), _words(b)
+    left: list[str] = []
+    right: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).get_opcodes():
+        old, new = escape(" ".join(wa[i1:i2])), escape(" ".join(wb[j1:j2]))
+        if tag == "equal":
+            left.append(old)
+            right.append(new)
+            continue
+        if old:
+            left.append(f'<del title="only on this side">{old}</del>')
+        if new:
+            right.append(f'<ins title="only on this side">{new}</ins>')
+    return mark_safe(" ".join(left)), mark_safe(" ".join(right))
+
+
+FIELD_LABELS = {
+    "is_active": "active",
+    "low_quality": "low quality",
+    "low_quality_reasons": "low-quality reasons",
+    "pending_merge": "pending merge",
+    "merge_candidate": "resembles",
+    "merge_similarity": "similarity",
+    "merged_into": "merged into",
+    "conflict_reason": "conflict reason",
+    "note_type": "note type",
+    "folded_text": "text merged in",
+}
+NOTE_FIELDS = {"merge_candidate", "merged_into"}
+# What a history line says: by the event's op when it has one, else by its action.
+EVENT_LABELS = {
+    "create": "Written",
+    "fold": "Text merged in",
+    "update_neighbor": "Updated by a newer note",
+    "strengthen": "Links strengthened",
+    "link": "Linked",
+    "consolidate": "Merged with another note",
+    "crud_update": "Edited by the agent",
+    "retire": "Retired",
+    "restore": "Restored",
+    "flag": "Flags changed by the quality scan",
+    "admin_edit": "Edited in the admin",
+    "import": "Imported",
+    "keep": "Kept (low-quality flag cleared)",
+    "keep_both": "Kept both (merge flag cleared)",
+    "dismiss": "Dismissed (retired instead of merged)",
+    "merge": "Merged",
+    "conflict_merge": "Conflict resolved by merging",
+    "keep_a": "Conflict resolved: kept A",
+    "keep_b": "Conflict resolved: kept B",
+    "undo": "Undone",
+    "edit": "Text edited",
+}
+
+
+def event_label(event: NoteEvent) -> str:
+    op = (event.after or {}).get("op")
+    if op == "keep_both" and "pair" in (event.before or {}) or op == "keep_both" and "pair" in (event.after or {}):
+        return "Conflict resolved: kept both"
+    if event.action == "review" and "content" in (event.before or {}):
+        return EVENT_LABELS["edit"]
+    return EVENT_LABELS.get(op or "", "") or EVENT_LABELS.get(event.action, event.action.replace("_", " ").capitalize())
+
+
+def _shown(value: object) -> str:
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return _text(value)
+
+
+def event_changes(event: NoteEvent, titles: dict[str, str] | None = None) -> list[dict]:
+    """One readable row per field the event changed: lists as chips, notes by their text, text as a word diff."""
+    titles = titles or {}
     before, after = event.before or {}, event.after or {}
     rows = []
     for field in [*before, *(k for k in after if k not in before)]:
-        if field in META and field != "reason" and field != "folded_text":
+        if field in META and field not in ("reason", "folded_text"):
             continue
-        old, new = _text(before.get(field, "")), _text(after.get(field, ""))
-        if old == new:
+        old, new = before.get(field, None), after.get(field, None)
+        if old == new or _text(old if old is not None else "") == _text(new if new is not None else ""):
             continue
-        rows.append({"field": field, "before": old, "after": new, "diff": inline_diff(old, new)})
+        row: dict = {"field": FIELD_LABELS.get(field, field.replace("_", " "))}
+        if isinstance(old, list) or isinstance(new, list):
+            old_l, new_l = [str(x) for x in old or []], [str(x) for x in new or []]
+            row.update(
+                kind="list", removed=[x for x in old_l if x not in new_l], added=[x for x in new_l if x not in old_l]
+            )
+            row["kept"] = [x for x in new_l if x in old_l]
+        elif field in NOTE_FIELDS:
+            row.update(
+                kind="note", before=old, after=new, before_title=titles.get(str(old)), after_title=titles.get(str(new))
+            )
+        elif isinstance(old, str) and isinstance(new, str) or field == "folded_text":
+            row.update(kind="text", diff=inline_diff(_text(old or ""), _text(new or "")))
+        else:
+            row.update(kind="value", before=_shown(old), after=_shown(new))
+        rows.append(row)
     return rows

@@ -1,4 +1,4 @@
-"""Review actions (POST only, CSRF-checked): each calls review/actions.py and answers
+"""Review actions (POST only, CSRF-checked): each calls engine/curation.py and answers
 
 * an htmx request with the partial it replaces (the note's main panel, or the queue
   card that turns into a "done — undo" card), or with the message alone (status 409/422,
@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 from django.contrib import messages
@@ -18,10 +19,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+from django_htmx.http import trigger_client_event
 
+from engine import curation as actions
+from engine.curation import ReviewError
 from memories.models import Note, NoteEvent
-from review import access, actions
-from review.actions import ReviewError
+from review import access
+from review.views import queues
 from review.views.screens import note_context
 
 ROW_TEMPLATES = {
@@ -56,19 +60,28 @@ def _run(action: Callable[[], object]) -> ReviewError | None:
     return None
 
 
-def _note_done(request: HttpRequest, note: Note, message: str) -> HttpResponse:
-    """After an action on one note: its main panel (htmx) or a redirect to its page."""
+def _note_done(request: HttpRequest, note: Note, message: str, event: NoteEvent | None = None) -> HttpResponse:
+    """After an action on one note: its main panel (htmx, with an inline undo) or a redirect to its page."""
     note.refresh_from_db()
     if request.htmx:
-        return TemplateResponse(request, "review/note.html#note-main", note_context(request, note, flash=message))
+        ctx = note_context(request, note, flash=message, flash_event=event)
+        return _changed(TemplateResponse(request, "review/note.html#note-main", ctx))
     messages.success(request, message)
     return _back(request, reverse("review:note", args=[note.pk]))
 
 
-def _card_done(request: HttpRequest, kind: str, key: str, message: str, group_event: NoteEvent | None) -> HttpResponse:
-    """A queue card replaced by what happened, with an undo button for it."""
-    ctx = {"kind": kind, "key": key, "message": message, "event": group_event}
-    return TemplateResponse(request, "review/cards.html#done-card", ctx)
+def _changed(response: HttpResponse) -> HttpResponse:
+    """Tell the page a queue changed: the menu's count badges re-fetch themselves."""
+    trigger_client_event(response, "queue-changed", {})
+    return response
+
+
+def _card_done(
+    request: HttpRequest, kind: str, key: str, message: str, group_event: NoteEvent | None, text: str = ""
+) -> HttpResponse:
+    """A queue card replaced by what happened, the note's text (collapsed) and an undo button for it."""
+    ctx = {"kind": kind, "key": key, "message": message, "event": group_event, "text": text}
+    return _changed(TemplateResponse(request, "review/cards.html#done-card", ctx))
 
 
 def _latest_event(note: Note) -> NoteEvent | None:
@@ -104,8 +117,8 @@ def _simple(verb: Callable, message: str, kind: str = "quality") -> Callable:
         if refused:
             return _refused(request, refused, page)
         if request.htmx and request.POST.get("card"):
-            return _card_done(request, kind, str(note.pk), message, _latest_event(note))
-        return _note_done(request, note, message)
+            return _card_done(request, kind, str(note.pk), message, _latest_event(note), note.content)
+        return _note_done(request, note, message, _latest_event(note))
 
     view.__name__ = verb.__name__
     return view
@@ -148,7 +161,7 @@ def merge_action(request: HttpRequest, note_id, op: str) -> HttpResponse:
     if refused:
         return _refused(request, refused, page)
     if request.htmx:
-        return _card_done(request, "merge", str(note.pk), MERGE_OPS[op], _latest_event(note))
+        return _card_done(request, "merge", str(note.pk), MERGE_OPS[op], _latest_event(note), note.content)
     messages.success(request, MERGE_OPS[op])
     return _back(request, page)
 
@@ -174,7 +187,8 @@ def conflict_action(request: HttpRequest, pair_id: int, choice: str) -> HttpResp
     message = CONFLICT_MESSAGES[choice]
     if request.htmx:
         event = NoteEvent.objects.filter(after__pair__id=pair.pk).order_by("-id").first()
-        return _card_done(request, "conflict", str(pair.pk), message, event)
+        text = f"A: {pair.note_a.content}\nB: {pair.note_b.content}"
+        return _card_done(request, "conflict", str(pair.pk), message, event, text)
     messages.success(request, message)
     return _back(request, page)
 
@@ -197,8 +211,15 @@ def undo(request: HttpRequest, event_id: int) -> HttpResponse:
     if refused:
         return _refused(request, refused, page)
     kind, key = request.POST.get("kind", ""), request.POST.get("key", "")
+    if request.htmx and kind == "bulk":
+        keys = [k for k in request.POST.getlist("keys") if k]
+        queue = request.POST.get("queue", "")
+        ctx = {"undone": len(keys), "cards": _restored_cards(request, queue, keys), "queue": queue}
+        return _changed(TemplateResponse(request, "review/cards.html#bulk-result", ctx))
     if request.htmx and kind in ROW_TEMPLATES:
-        return _restored_card(request, kind, key) or _note_done(request, note, "Undone.")
+        card = _restored_card(request, kind, key)
+        if card is not None:
+            return _changed(card)
     return _note_done(request, note, "Undone.")
 
 
@@ -206,14 +227,75 @@ def _restored_card(request: HttpRequest, kind: str, key: str) -> HttpResponse | 
     """The queue card as it was before the action, after an undo from that card."""
     if kind == "conflict":
         pair = access.get_conflict(request.user, key)
-        return TemplateResponse(request, ROW_TEMPLATES[kind], {"pair": pair})
+        return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": queues.conflict_row(pair)})
     note = access.get_note(request.user, key)
     if kind == "merge":
-        candidate = note.merge_candidate
-        if candidate is not None and not access.may_review(request.user, candidate.agent_id):
-            candidate = None
-        return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": {"note": note, "candidate": candidate}})
-    reasons = note.low_quality_reasons or ["flagged"]
-    return TemplateResponse(
-        request, ROW_TEMPLATES[kind], {"row": {"note": note, "reasons": reasons, "flagged": note.low_quality}}
+        allowed = set(access.agent_ids_for(request.user))
+        return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": queues.merge_row(note, allowed)})
+    return TemplateResponse(request, ROW_TEMPLATES[kind], {"row": queues.quality_row(note)})
+
+
+# --- many notes at once -------------------------------------------------------------
+
+BULK = {
+    "quality": {"retire": "Retired", "keep": "Kept"},
+    "merges": {"merge": "Merged", "keep_both": "Kept both of", "dismiss": "Dismissed"},
+}
+CARD_KIND = {"quality": "quality", "merges": "merge"}
+
+
+def _restored_cards(request: HttpRequest, queue: str, keys: list[str]) -> list[dict]:
+    """Rows for the cards a bulk undo brings back (out-of-band swaps)."""
+    allowed = set(access.agent_ids_for(request.user))
+    notes = access.notes_for(request.user).filter(pk__in=keys).select_related("merge_candidate")
+    if queue == "merges":
+        return [{"kind": "merge", "row": queues.merge_row(n, allowed)} for n in notes]
+    return [{"kind": "quality", "row": queues.quality_row(n)} for n in notes]
+
+
+@login_required
+@require_POST
+def bulk(request: HttpRequest, queue: str) -> HttpResponse:
+    """One action on the selected cards of a queue, as one undoable group."""
+    verbs = BULK.get(queue, {})
+    verb = request.POST.get("action", "")
+    page = reverse(f"review:{queue}") if queue in BULK else reverse("review:dashboard")
+    if verb not in verbs:
+        return _refused(request, ReviewError(f"Unknown action {verb!r} for this queue.", status=422), page)
+    ids = request.POST.getlist("ids")
+    notes = list(
+        access.notes_for(request.user).filter(pk__in=[i for i in ids if _uuid(i)]).select_related("merge_candidate")
     )
+    if not notes:
+        return _refused(request, ReviewError("Select at least one card first.", status=422), page)
+
+    def candidate_for(note: Note) -> Note | None:
+        c = note.merge_candidate
+        return c if c is not None and access.may_review(request.user, c.agent_id) else None
+
+    refused = None
+    try:
+        group, done, skipped = actions.bulk(notes, verb, request.user, candidate_for=candidate_for)
+    except ReviewError as exc:
+        refused = exc
+    if refused:
+        return _refused(request, refused, page)
+    message = f"{verbs[verb]} {done} note{'s' if done != 1 else ''}."
+    if skipped:
+        message += f" {len(skipped)} skipped: {skipped[0]}"
+    if not request.htmx:
+        messages.success(request, message)
+        return _back(request, page)
+    acted = [n for n in notes if NoteEvent.objects.filter(note=n, after__group=group).exists()]
+    kind = CARD_KIND[queue]
+    cards = [{"kind": kind, "key": str(n.pk), "text": n.content} for n in acted]
+    ctx = {"message": message, "event": actions.group_event(group), "done_cards": cards, "queue": queue}
+    return _changed(TemplateResponse(request, "review/cards.html#bulk-result", ctx))
+
+
+def _uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True

@@ -3,28 +3,43 @@
 from __future__ import annotations
 
 import math
-from datetime import datetime, time, timedelta
+import uuid
+from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db import connection
 from django.db.models import Count, Q
-from django.db.models.functions import Length, TruncDate
+from django.db.models.functions import TruncDate
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from engine.config import get_config
+from engine.curation import undoable_ids
 from engine.errors import AmemError
 from engine.layers import facts
+from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
-from memories.models import Agent, ConflictPair, JobRun, Link, Note, NoteEvent
+from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
 from review import access
-from review.actions import undoable_ids
-from review.views.common import agent_choices, event_changes, render
+from review.views.common import agent_choices, event_changes, event_label, render
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
 TREND_DAYS = 7
+# A search hit is "strong" when BM25 matched one of its words or its cosine to the query
+# reaches this (MiniLM: unrelated sentences sit around 0.0–0.3, paraphrases above 0.5).
+STRONG_SIMILARITY = 0.5
+FLAGS = {
+    "low_quality": Q(low_quality=True),
+    "pending_merge": Q(pending_merge=True),
+    "conflict": Q(conflict=True),
+    "ephemeral": Q(ephemeral=True),
+    "none": Q(low_quality=False, pending_merge=False, conflict=False),
+}
+# How a run's outcome looks: anything not listed (failed, unavailable) is "bad".
+OUTCOME_CLASS = {"ok": "ok", "partial": "warn", "stopped": "warn", "ended": "warn", "running": "info"}
 
 
 @login_required
@@ -77,28 +92,93 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "today": c.get("today", 0),
                 "conflicts": conflicts.get(agent_id, 0),
                 "trend": [{"day": d, "n": n, "pct": round(100 * n / peak)} for d, n in zip(days, series, strict=True)],
+                "week": sum(series),
                 "jobs": sorted(jobs.get(agent_id, {}).values(), key=lambda r: r.job),
             }
         )
-    return render(request, "review/dashboard.html", "agents", {"rows": rows})
+    for row in rows:
+        for run in row["jobs"]:
+            run.css = OUTCOME_CLASS.get(run.outcome, "bad")
+    return render(request, "review/dashboard.html", "agents", {"rows": rows, "days": days})
+
+
+@login_required
+@require_GET
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+    """One job run: its outcome, counts and failures (the model calls that failed while it ran)."""
+    run = JobRun.objects.filter(pk=run_id, agent_id__in=agent_choices(request)).first()
+    if run is None:
+        raise Http404("no such run")
+    run.css = OUTCOME_CLASS.get(run.outcome, "bad")
+    calls = LlmCall.objects.filter(agent_id=run.agent_id, created_at__gte=run.started_at)
+    if run.finished_at:
+        calls = calls.filter(created_at__lte=run.finished_at)
+    failures = calls.filter(outcome__in=FAILED_CALL).order_by("created_at")[:100]
+    counts = sorted((run.counts or {}).items())
+    recent = JobRun.objects.filter(agent_id=run.agent_id, job=run.job).exclude(pk=run.pk).order_by("-started_at")[:10]
+    for other in recent:
+        other.css = OUTCOME_CLASS.get(other.outcome, "bad")
+    ctx = {"run": run, "counts": counts, "failures": failures, "calls": calls.count(), "recent": recent}
+    return render(request, "review/run.html", "run", ctx)
+
+
+def _filters(request: HttpRequest) -> dict:
+    get = request.GET
+    f = {k: get.get(k, "").strip() for k in ("flag", "category", "type", "turns", "subject", "since", "until")}
+    f["status"] = get.get("status", "active") if get.get("status") in ("active", "retired", "all") else "active"
+    return f
+
+
+def _filtered(notes, f: dict):
+    if f["status"] != "all":
+        notes = notes.filter(is_active=f["status"] == "active")
+    if f["flag"] in FLAGS:
+        notes = notes.filter(FLAGS[f["flag"]])
+    if f["category"]:
+        notes = notes.filter(category=f["category"])
+    if f["type"] in (Note.MEMORY, Note.KNOWLEDGE):
+        notes = notes.filter(note_type=f["type"])
+    if f["turns"] in ("only", "hide"):
+        turns = NoteEvent.objects.filter(action="create", after__path="episodic").values("note_id")
+        notes = notes.filter(pk__in=turns) if f["turns"] == "only" else notes.exclude(pk__in=turns)
+    if f["subject"]:
+        if connection.vendor == "postgresql":
+            notes = notes.filter(subjects__contains=[f["subject"]])
+        else:  # SQLite has no JSON containment: match the quoted id in the stored list
+            notes = notes.filter(subjects__icontains=f'"{f["subject"]}"')
+    for key, op in (("since", "gte"), ("until", "lte")):
+        try:
+            day = date.fromisoformat(f[key]) if f[key] else None
+        except ValueError:
+            day = None
+        if day is not None:
+            notes = notes.filter(**{f"created_at__date__{op}": day})
+    return notes
 
 
 @login_required
 @require_GET
 def browser(request: HttpRequest, agent_id: str) -> HttpResponse:
-    """An agent's notes: a search (hybrid retrieval with its score breakdown) or the newest first."""
+    """An agent's notes: a search (hybrid retrieval with its score breakdown) or the newest first, filtered."""
     agent_id = access.get_agent_id(request.user, agent_id)
     query = request.GET.get("q", "").strip()
-    status = request.GET.get("status", "active")
-    if status not in ("active", "retired", "all"):
-        status = "active"
-    context: dict = {"agent_id": agent_id, "q": query, "status": status, "agents": agent_choices(request)}
+    f = _filters(request)
+    context: dict = {
+        "agent_id": agent_id,
+        "q": query,
+        "f": f,
+        "status": f["status"],
+        "agents": agent_choices(request),
+        "categories": CATEGORIES,
+        "flags": [k for k in FLAGS],
+    }
+    params = request.GET.copy()
+    params.pop("page", None)
+    context["params"] = params.urlencode()
     if query:
         context.update(_search(request, agent_id, query))
     else:
-        notes = Note.objects.filter(agent_id=agent_id)
-        if status != "all":
-            notes = notes.filter(is_active=status == "active")
+        notes = _filtered(Note.objects.filter(agent_id=agent_id), f)
         context["page"] = Paginator(notes.order_by("-created_at"), PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "review/browser.html", "results", context)
 
@@ -114,7 +194,13 @@ def _search(request: HttpRequest, agent_id: str, query: str) -> dict:
         return {"error": str(exc)}
     # The agent may read notes of other agents (shared or granted): show only what this user reviews.
     allowed = set(access.agent_ids_for(request.user))
-    return {"results": [r for r in results if r.note.agent_id in allowed]}
+    results = [r for r in results if r.note.agent_id in allowed]
+    hits = []
+    for r in results:
+        e = r.explain or {}
+        strong = e.get("bm25_rank") is not None or (r.similarity or 0) >= STRONG_SIMILARITY
+        hits.append({"r": r, "e": e, "strong": strong})
+    return {"results": results, "hits": hits, "strong": any(h["strong"] for h in hits)}
 
 
 @login_required
@@ -131,7 +217,11 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     in_links = Link.objects.filter(target=note, source__agent_id__in=allowed).select_related("source")
     events = list(NoteEvent.objects.filter(note=note).order_by("-created_at", "-id"))
     can_undo = undoable_ids(events)
-    history = [{"event": e, "changes": event_changes(e), "undoable": e.pk in can_undo} for e in events]
+    titles = _titles(events)
+    history = [
+        {"event": e, "label": event_label(e), "changes": event_changes(e, titles), "undoable": e.pk in can_undo}
+        for e in events
+    ]
     candidate = None
     if note.merge_candidate_id and note.merge_candidate and note.merge_candidate.agent_id in allowed:
         candidate = note.merge_candidate
@@ -147,71 +237,21 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     }
 
 
-# --- queues ------------------------------------------------------------------------
-
-
-def _queue_agents(request: HttpRequest) -> tuple[list[str], str]:
-    """The agents a queue covers: one picked with ?agent= (404 if not reviewable) or all of them."""
-    picked = request.GET.get("agent", "")
-    if picked:
-        return [access.get_agent_id(request.user, picked)], picked
-    return agent_choices(request), ""
-
-
-@login_required
-@require_GET
-def merges(request: HttpRequest) -> HttpResponse:
-    """Notes flagged pending_merge beside the note each resembled."""
-    ids, picked = _queue_agents(request)
-    allowed = set(agent_choices(request))
-    notes = Note.objects.filter(agent_id__in=ids, is_active=True, pending_merge=True).select_related("merge_candidate")
-    rows = [
-        {
-            "note": n,
-            "candidate": n.merge_candidate if n.merge_candidate and n.merge_candidate.agent_id in allowed else None,
-        }
-        for n in notes.order_by("-created_at")[:100]
-    ]
-    ctx = {"rows": rows, "agents": agent_choices(request), "picked": picked, "queue": "merges"}
-    return render(request, "review/merges.html", "queue", ctx)
-
-
-@login_required
-@require_GET
-def conflicts(request: HttpRequest) -> HttpResponse:
-    """Open conflict pairs, side by side."""
-    ids, picked = _queue_agents(request)
-    allowed = agent_choices(request)
-    pairs = (
-        ConflictPair.objects.filter(status=ConflictPair.OPEN, note_a__agent_id__in=ids, note_b__agent_id__in=allowed)
-        .select_related("note_a", "note_b")
-        .order_by("-created_at")[:100]
-    )
-    ctx = {"pairs": pairs, "agents": allowed, "picked": picked, "queue": "conflicts"}
-    return render(request, "review/conflicts.html", "queue", ctx)
-
-
-@login_required
-@require_GET
-def quality(request: HttpRequest) -> HttpResponse:
-    """Notes the quality scan flagged, plus too-short and expired ephemeral notes computed now."""
-    ids, picked = _queue_agents(request)
-    cfg = get_config()
-    active = Note.objects.filter(agent_id__in=ids, is_active=True)
-    flagged = list(active.filter(low_quality=True).order_by("-created_at")[:100])
-    expired_before = timezone.now() - timedelta(days=cfg.ephemeral_days)
-    live = (
-        active.filter(low_quality=False)
-        .annotate(chars=Length("content"))
-        .filter(Q(chars__lt=cfg.quality_min_chars) | Q(ephemeral=True, created_at__lt=expired_before))
-        .order_by("-created_at")[:100]
-    )
-    rows = [{"note": n, "reasons": n.low_quality_reasons or ["flagged"], "flagged": True} for n in flagged]
-    for n in live:
-        reason = "too_short" if len(n.content.strip()) < cfg.quality_min_chars else "expired_ephemeral"
-        rows.append({"note": n, "reasons": [reason], "flagged": False})
-    ctx = {"rows": rows, "agents": agent_choices(request), "picked": picked, "queue": "quality"}
-    return render(request, "review/quality.html", "queue", ctx)
+def _titles(events: list[NoteEvent]) -> dict[str, str]:
+    """Note id → short text, for the note ids an event history mentions (merged into, resembled)."""
+    ids = set()
+    for e in events:
+        for side in (e.before or {}, e.after or {}):
+            for key in ("merged_into", "merge_candidate", "merged", "superseded"):
+                if isinstance(side.get(key), str):
+                    ids.add(side[key])
+    valid = []
+    for i in ids:
+        try:
+            valid.append(uuid.UUID(i))
+        except ValueError:
+            continue
+    return {str(n.pk): n.content[:80] for n in Note.objects.filter(pk__in=valid).only("pk", "content")}
 
 
 # --- graph -------------------------------------------------------------------------

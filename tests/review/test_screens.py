@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -47,7 +48,7 @@ def test_the_browser_lists_newest_first_with_status_filter_and_pages(rclient, al
     assert b"red umbrella" in retired.content and b"fact 00" not in retired.content
 
 
-def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclient, alice, make_note, drain):
+def test_search_shows_a_labelled_rounded_breakdown_and_highlights_without_heating(rclient, alice, make_note, drain):
     note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
     make_note(alice, "The quarterly report is due on Friday afternoon.")
     drain()
@@ -56,7 +57,9 @@ def test_search_shows_via_similarity_rrf_and_the_breakdown_without_heating(rclie
     results = response.context_data["results"]
     assert results[0].note == note and results[0].via == "match"
     body = response.content.decode()
-    assert "similarity" in body and "rrf" in body and "dense_rank" in body and "bm25_score" in body
+    assert "similarity" in body and "Meaning (dense vectors)" in body and "Words (BM25)" in body and "RRF" in body
+    assert "<mark>cat</mark>" in body and "<mark>Miso</mark>" in body
+    assert re.search(r"\d\.\d{5,}", body) is None  # every number rounded for reading
     note.refresh_from_db()
     assert note.retrieval_count == 0
 

@@ -1,5 +1,7 @@
 """What a reviewer can do to notes: every action a soft change with a NoteEvent, undoable.
 
+The review app (review/) calls these; it holds views and templates only.
+
 Each action changes a few note fields inside one transaction, marks the note
 dirty for the index (the outbox, DESIGN §2), appends an event whose ``before``
 and ``after`` hold exactly the fields it changed, and schedules an index sync
@@ -21,6 +23,7 @@ from django.utils import timezone
 from engine.errors import AmemError
 from engine.index import indexer
 from engine.maintenance import merge
+from engine.maintenance.quality import PENDING_CONFLICT
 from engine.text import content_hash
 from engine.write.edit import update_memory
 from memories.models import Agent, ConflictPair, Note, NoteEvent
@@ -158,12 +161,17 @@ def edit_text(note: Note, text: str, user) -> Note:
         raise ReviewError(str(exc), status=422) from exc
 
 
-def retire(note: Note, user) -> NoteEvent:
+def retire(note: Note, user, *, group: str | None = None) -> NoteEvent:
     if not note.is_active:
         raise ReviewError("This note is already retired.")
     with transaction.atomic():
         return _change(
-            note.pk, {"is_active": False}, actor=actor_for(user), op="retire", group=_new_group(), action="retire"
+            note.pk,
+            {"is_active": False},
+            actor=actor_for(user),
+            op="retire",
+            group=group or _new_group(),
+            action="retire",
         )
 
 
@@ -176,13 +184,13 @@ def restore(note: Note, user) -> NoteEvent:
         )
 
 
-def keep_quality(note: Note, user) -> NoteEvent:
+def keep_quality(note: Note, user, *, group: str | None = None) -> NoteEvent:
     """Clear a low-quality flag: the reviewer judged the note worth keeping."""
     if not note.low_quality:
         raise ReviewError("This note is not flagged as low quality.")
     changes = {"low_quality": False, "low_quality_reasons": []}
     with transaction.atomic():
-        return _change(note.pk, changes, actor=actor_for(user), op="keep", group=_new_group())
+        return _change(note.pk, changes, actor=actor_for(user), op="keep", group=group or _new_group())
 
 
 # --- pending merges --------------------------------------------------------------
@@ -195,23 +203,34 @@ def _require_pending(note: Note) -> None:
         raise ReviewError("This note is no longer waiting for a merge decision.")
 
 
-def keep_both_pending(note: Note, user) -> NoteEvent:
+def keep_both_pending(note: Note, user, *, group: str | None = None) -> NoteEvent:
     """The flagged note stays a note of its own; the flag is cleared."""
     _require_pending(note)
     with transaction.atomic():
-        return _change(note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op="keep_both", group=_new_group())
+        return _change(
+            note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op="keep_both", group=group or _new_group()
+        )
 
 
-def dismiss_pending(note: Note, user) -> NoteEvent:
+def dismiss_pending(note: Note, user, *, group: str | None = None) -> NoteEvent:
     """The flagged note adds nothing: it is retired and the flag cleared (the note it resembled stays)."""
     _require_pending(note)
     changes = {**_CLEAR_PENDING, "is_active": False}
     with transaction.atomic():
-        return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=_new_group())
+        return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=group or _new_group())
+
+
+def merge_preview(winner: Note, loser: Note) -> str:
+    """The text ``winner`` will hold after a reviewer's merge of ``loser`` into it (what the card shows).
+
+    The reviewer approves the text they see: no model rewrites it afterwards.
+    Raises AmemError when the merged text is not storable (too long).
+    """
+    return merge.decided_text(winner, loser)
 
 
 def _merge_plan(winner: Note, loser: Note) -> tuple[Agent, merge.MergePlan]:
-    """The engine's plan for a merge the reviewer decided (both texts kept if the model declines)."""
+    """The engine's plan for a merge the reviewer decided, with the previewed text (merge.decided_text)."""
     agent = Agent.objects.filter(pk=winner.owner, is_active=True).first()
     if agent is None:
         raise ReviewError(f"The owner agent {winner.owner!r} of the kept note is not active.")
@@ -252,12 +271,54 @@ def _merge(
             raise ReviewError("The kept note changed meanwhile; reload and try again.")
 
 
-def merge_pending(note: Note, candidate: Note | None, user) -> None:
+def merge_pending(note: Note, candidate: Note | None, user, *, group: str | None = None) -> None:
     """Fold the flagged note into the note it resembled (the fold event keeps the old text)."""
     _require_pending(note)
     if candidate is None:
         raise ReviewError("The note it resembled is gone or not yours to review; keep both or dismiss.")
-    _merge(candidate, note, user, op="merge", group=_new_group(), loser_changes=dict(_CLEAR_PENDING))
+    _merge(candidate, note, user, op="merge", group=group or _new_group(), loser_changes=dict(_CLEAR_PENDING))
+
+
+# --- many notes at once ------------------------------------------------------------
+
+BULK_VERBS = ("retire", "keep", "keep_both", "dismiss", "merge")
+
+
+def bulk(
+    notes: Iterable[Note], verb: str, user, *, candidate_for: Callable[[Note], Note | None]
+) -> tuple[str, int, list[str]]:
+    """One action on many notes, as one undoable group: (group id, notes done, reasons for those skipped).
+
+    A note the action does not apply to any more (retired meanwhile, flag already
+    cleared) is skipped with its reason; the others are done. Retire, keep, keep
+    both and dismiss happen in one transaction; each merge is its own (its text is
+    constructed first), all under the same group, so one undo reverts them all.
+    """
+    if verb not in BULK_VERBS:
+        raise ReviewError(f"Unknown action {verb!r}; choose one of {', '.join(BULK_VERBS)}.", status=422)
+    group, done, skipped = _new_group(), 0, []
+    single = {"retire": retire, "keep": keep_quality, "keep_both": keep_both_pending, "dismiss": dismiss_pending}
+    if verb == "merge":
+        for note in notes:
+            try:
+                merge_pending(note, candidate_for(note), user, group=group)
+                done += 1
+            except ReviewError as exc:
+                skipped.append(str(exc))
+        return group, done, skipped
+    with transaction.atomic():
+        for note in notes:
+            try:
+                single[verb](note, user, group=group)
+                done += 1
+            except ReviewError as exc:
+                skipped.append(str(exc))
+    return group, done, skipped
+
+
+def group_event(group: str) -> NoteEvent | None:
+    """The newest event of a group (an undo of any event of a group undoes the group)."""
+    return NoteEvent.objects.filter(after__group=group).order_by("-id").first()
 
 
 # --- conflicts -------------------------------------------------------------------
@@ -271,9 +332,21 @@ def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
 
 
 def _conflict_changes(note: Note, pair: ConflictPair) -> dict:
-    if note.conflict and not _still_conflicted(note, pair):
-        return {"conflict": False, "conflict_reason": ""}
-    return {}
+    """Clear every flag the conflict raised on ``note``, unless another open conflict still holds it.
+
+    That is the conflict mark and the quality scan's ``pending_conflict`` reason, so a
+    decided conflict leaves no note behind in the Low quality queue.
+    """
+    if _still_conflicted(note, pair):
+        return {}
+    changes: dict = {}
+    if note.conflict:
+        changes.update(conflict=False, conflict_reason="")
+    reasons = list(note.low_quality_reasons or [])
+    if PENDING_CONFLICT in reasons:
+        rest = [r for r in reasons if r != PENDING_CONFLICT]
+        changes.update(low_quality_reasons=rest, low_quality=bool(rest))
+    return changes
 
 
 def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
