@@ -66,6 +66,7 @@
     const chosen = picks().filter((p) => p.checked).length;
     const bulkButton = document.querySelector(`#bulk-form button[data-key="${key}"]`);
     if (chosen && bulkButton) { bulkButton.click(); return true; }
+    if (current && !document.body.contains(current)) current = null;
     if (!current || current.classList.contains("done")) move(1);
     const button = current && current.querySelector(`button[data-key="${key}"]`);
     if (button && !button.disabled) { button.click(); return true; }
@@ -117,7 +118,7 @@
     if (chosen && window.confirm(`${label} ${chosen} note${chosen === 1 ? "" : "s"}?`)) e.detail.issueRequest(true);
   });
 
-  document.addEventListener("htmx:afterSettle", (e) => {
+  document.addEventListener("htmx:afterSwap", (e) => {
     const target = e.detail.target;
     const fresh = target && target.id ? document.getElementById(target.id) : null;
     const acted = current && (target === current || !document.body.contains(current));
@@ -138,6 +139,7 @@
   document.addEventListener("htmx:afterSwap", (e) => {
     if (e.detail.target && e.detail.target.id === "results") window.scrollTo({ top: 0 });
   });
+  document.addEventListener("htmx:afterSettle", refresh);
 
   document.addEventListener("DOMContentLoaded", refresh);
 })();

@@ -19,10 +19,11 @@ def test_search_open_a_note_and_undo_a_retire(logged_in, live_server, alice, mak
     page.fill("#q", "cat called Miso")
     # htmx swaps the results partial in place (no page load) and pushes the URL.
     expect(page.locator("#results .hit").first).to_contain_text("Miso")
-    expect(page.locator("#results .hit").first).to_contain_text("rrf")
+    expect(page.locator("#results .hit").first).to_contain_text("RRF")
     assert "q=cat" in page.url
     page.click("#results .hit a >> nth=0")
     page.wait_for_url(f"**/review/notes/{note.pk}/")
+    page.once("dialog", lambda d: d.accept())  # retiring asks first
     page.click("text=Retire")
     expect(page.locator("#note-main .msg.success")).to_contain_text("Retired")
     assert not Note.objects.get(pk=note.pk).is_active
