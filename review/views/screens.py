@@ -284,10 +284,42 @@ def graph(request: HttpRequest, note_id) -> HttpResponse:
     notes = {n.pk: n for n in Note.objects.filter(pk__in=list(hops))}
     nodes = _layout(note.pk, hops, notes)
     at = {n["id"]: n for n in nodes}
-    lines = [{"a": at[s], "b": at[t]} for s, t in edges if s in at and t in at]
+    lines = [_arrow(at[s], at[t]) for s, t in edges if s in at and t in at]
     if not notes:
         raise Http404("no such note")
-    return render(request, "review/graph.html", "graph", {"note": note, "nodes": nodes, "lines": lines})
+    pad = 80  # room for the labels under the outer circles
+    xs, ys = [n["x"] for n in nodes] or [260], [n["y"] for n in nodes] or [260]
+    box = f"{min(xs) - pad:.0f} {min(ys) - pad / 2:.0f} {max(xs) - min(xs) + 2 * pad:.0f} {max(ys) - min(ys) + 1.5 * pad:.0f}"
+    ctx = {"note": note, "nodes": nodes, "lines": lines, "box": box}
+    return render(request, "review/graph.html", "graph", ctx)
+
+
+LABEL_CHARS = 26
+
+
+def _short(text: str) -> str:
+    """A graph label: whole words up to LABEL_CHARS, then an ellipsis."""
+    text = " ".join(text.split())
+    if len(text) <= LABEL_CHARS:
+        return text
+    cut = text[:LABEL_CHARS].rsplit(" ", 1)[0]
+    return cut.rstrip(",.;:") + "…"
+
+
+def _arrow(a: dict, b: dict) -> dict:
+    """A link line from a to b, ending at b's circle so the arrowhead shows."""
+    dx, dy = b["x"] - a["x"], b["y"] - a["y"]
+    length = math.hypot(dx, dy) or 1.0
+    stop = (14 if b["hop"] == 0 else 10) / length
+    start = (12 if a["hop"] == 0 else 8) / length
+    return {
+        "a": a,
+        "b": b,
+        "x1": round(a["x"] + dx * start, 1),
+        "y1": round(a["y"] + dy * start, 1),
+        "x2": round(b["x"] - dx * stop, 1),
+        "y2": round(b["y"] - dy * stop, 1),
+    }
 
 
 def _layout(center, hops: dict, notes: dict) -> list[dict]:
@@ -306,7 +338,7 @@ def _layout(center, hops: dict, notes: dict) -> list[dict]:
                     "hop": hop,
                     "x": round(260 + radius * math.cos(angle), 1),
                     "y": round(260 + radius * math.sin(angle), 1),
-                    "label": n.content[:28],
+                    "label": _short(n.content),
                 }
             )
     return nodes

@@ -1,0 +1,240 @@
+"""Measurements and screenshots for docs/review.md (issue #12). Not part of the suite's claims:
+skipped unless AMEM_REVIEW_MEASURE=1, e.g.
+
+    AMEM_REVIEW_MEASURE=1 python -m pytest tests/review/browser/test_measure_triage.py -q -s
+
+Each measurement prints one line "MEASURE <name> actions=<n> seconds=<s>" (wall clock from the
+first action until the queue shows its empty state, machine time only: no reading time).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from memories.models import ConflictPair, JobRun, Link, LlmCall, Note
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(os.environ.get("AMEM_REVIEW_MEASURE") != "1", reason="measurement run only"),
+]
+SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+TOPICS = [
+    "tea",
+    "bicycle",
+    "garden",
+    "piano",
+    "train",
+    "report",
+    "cat",
+    "laptop",
+    "kitchen",
+    "music",
+    "holiday",
+    "dentist",
+    "budget",
+    "printer",
+    "running",
+    "books",
+    "coffee",
+    "meeting",
+    "camera",
+    "plants",
+]
+
+
+def _report(name: str, actions: int, started: float) -> None:
+    print(f"MEASURE {name} actions={actions} seconds={time.perf_counter() - started:.2f}")
+
+
+def _low_quality(make_note, agent, n: int) -> None:
+    for i in range(n):
+        make_note(
+            agent,
+            f"Alice mentioned {TOPICS[i % 20]} in passing, detail {i}.",
+            low_quality=True,
+            low_quality_reasons=["too_vague"],
+        )
+
+
+def _merge_pairs(make_note, agent, n: int) -> None:
+    for i in range(n):
+        old = make_note(agent, f"Alice likes {TOPICS[i]} and talks about {TOPICS[i]} often.")
+        make_note(
+            agent,
+            f"Alice likes {TOPICS[i]} and talks about {TOPICS[i]} often. She mentioned it on day {i}.",
+            pending_merge=True,
+            merge_candidate=old,
+            merge_similarity=0.8 + i / 100,
+        )
+
+
+def test_measure_low_quality_40_bulk(logged_in, live_server, alice, make_note):
+    page = logged_in
+    _low_quality(make_note, alice, 40)
+    page.goto(f"{live_server.url}/review/queues/quality/")
+    page.once("dialog", lambda d: d.accept())
+    started = time.perf_counter()
+    page.check("#select-all")  # 1
+    page.click("#bulk-form button[value=retire]")  # 2, and 3: accept "Retire 40 notes?"
+    expect(page.locator("#queue-empty")).to_be_visible(timeout=60_000)
+    _report("low_quality_40_bulk_mouse", 3, started)
+    assert Note.objects.filter(agent_id="alice", is_active=True).count() == 0
+
+
+def test_measure_low_quality_40_keyboard(logged_in, live_server, alice, make_note):
+    page = logged_in
+    _low_quality(make_note, alice, 40)
+    page.goto(f"{live_server.url}/review/queues/quality/")
+    page.once("dialog", lambda d: d.accept())
+    started = time.perf_counter()
+    page.keyboard.press("*")  # 1 select all
+    page.keyboard.press("r")  # 2 retire, 3: Enter on the question
+    expect(page.locator("#queue-empty")).to_be_visible(timeout=60_000)
+    _report("low_quality_40_bulk_keyboard", 3, started)
+
+
+def test_measure_low_quality_40_one_card_at_a_time(logged_in, live_server, alice, make_note):
+    """The old way (one click per card), on the new app: the machine's share of the issue's 22 clicks / 17 s."""
+    page = logged_in
+    _low_quality(make_note, alice, 40)
+    page.goto(f"{live_server.url}/review/queues/quality/")
+    started = time.perf_counter()
+    for i in range(40):
+        page.locator("#queue .card:not(.done) button:has-text('Retire')").first.click()
+        expect(page.locator("#queue .card.done")).to_have_count(i + 1, timeout=30_000)
+    expect(page.locator("#queue-empty")).to_be_visible()
+    _report("low_quality_40_per_card_clicks", 40, started)
+
+
+def test_measure_merge_15_bulk(logged_in, live_server, alice, make_note):
+    page = logged_in
+    _merge_pairs(make_note, alice, 15)
+    page.goto(f"{live_server.url}/review/queues/merges/")
+    page.once("dialog", lambda d: d.accept())
+    started = time.perf_counter()
+    page.check("#select-all")
+    page.click("#bulk-form button[value=merge]")
+    expect(page.locator("#queue-empty")).to_be_visible(timeout=120_000)
+    _report("merge_15_bulk_mouse", 3, started)
+    assert Note.objects.filter(agent_id="alice", is_active=True).count() == 15
+
+
+def test_measure_merge_15_keyboard_one_key_per_card(logged_in, live_server, alice, make_note):
+    page = logged_in
+    _merge_pairs(make_note, alice, 15)
+    page.goto(f"{live_server.url}/review/queues/merges/")
+    started = time.perf_counter()
+    page.keyboard.press("j")
+    for i in range(15):
+        page.keyboard.press("m")
+        expect(page.locator("#queue .card.done")).to_have_count(i + 1, timeout=30_000)
+        if i < 14:
+            expect(page.locator("#queue .card.current:not(.done)")).to_have_count(1)
+    expect(page.locator("#queue-empty")).to_be_visible()
+    _report("merge_15_keyboard_per_card", 16, started)
+
+
+def _demo(make_note, alice) -> dict:
+    now = timezone.now()
+    notes = []
+    for d in range(7):
+        for i in range(d % 3 + 1):
+            notes.append(
+                make_note(
+                    alice,
+                    f"Alice noted on day {d} that the {TOPICS[d + i]} plan is on track.",
+                    created_at=now - timedelta(days=d, hours=i),
+                )
+            )
+    cat = make_note(
+        alice,
+        "Alice's cat is called Miso and sleeps on the piano in the afternoon sun.",
+        sources=["chat-9"],
+        tags=["pets", "home"],
+        subjects=["alice"],
+    )
+    twin = make_note(
+        alice,
+        "Alice's cat is called Miso and sleeps on the piano in the afternoon sun. Miso is a tabby.",
+        sources=["chat-12"],
+        pending_merge=True,
+        merge_candidate=cat,
+        merge_similarity=0.91,
+    )
+    b = make_note(alice, "Alice's cat is called Mochi and sleeps on the sofa.", sources=["chat-14"])
+    ConflictPair.objects.create(note_a=cat, note_b=b, reason="The cat's name differs: Miso or Mochi?")
+    for n in notes[:4]:
+        Link.objects.create(source=cat, target=n)
+    _low_quality(make_note, alice, 3)
+    make_note(
+        alice, "TODO tomorrow: call the plumber about the sink.", ephemeral=True, created_at=now - timedelta(days=9)
+    )
+    from engine.curation import retire  # some history on the cat note: retired and restored
+
+    JobRun.objects.create(
+        job="quality_scan",
+        agent_id="alice",
+        outcome="ok",
+        counts={"scanned": 31, "flagged": 4},
+        started_at=now - timedelta(minutes=3),
+        finished_at=now - timedelta(minutes=3) + timedelta(seconds=2),
+    )
+    run = JobRun.objects.create(
+        job="consolidation",
+        agent_id="alice",
+        outcome="partial",
+        counts={"llm_calls": 17, "llm_failed": 11, "merged": 2},
+        detail="11 of 17 model calls failed (provider_error)",
+        started_at=now - timedelta(hours=5),
+        finished_at=now - timedelta(hours=5) + timedelta(seconds=41),
+    )
+    del retire
+    for i in range(3):
+        LlmCall.objects.create(
+            role="evolution_judge",
+            tier="small",
+            provider="openai",
+            model="gpt-x",
+            outcome="provider_error",
+            error="HTTP 429: rate limited",
+            agent_id="alice",
+            created_at=run.started_at + timedelta(seconds=5 + i),
+        )
+    return {"cat": cat, "twin": twin, "run": run}
+
+
+PAGES = [
+    ("dashboard", "/review/"),
+    ("browser", "/review/agents/alice/notes/"),
+    ("search", "/review/agents/alice/notes/?q=cat+called+Miso"),
+    ("note", "/review/notes/{cat}/"),
+    ("graph", "/review/notes/{cat}/graph/"),
+    ("merges", "/review/queues/merges/"),
+    ("conflicts", "/review/queues/conflicts/"),
+    ("quality", "/review/queues/quality/"),
+    ("run", "/review/runs/{run}/"),
+]
+
+
+def test_screenshots(logged_in, live_server, alice, make_note):
+    page = logged_in
+    ids = {k: v.pk for k, v in _demo(make_note, alice).items()}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for width, height, tag in ((1280, 800, "desktop"), (390, 844, "phone")):
+        page.set_viewport_size({"width": width, "height": height})
+        for name, path in PAGES:
+            page.goto(live_server.url + path.format(**ids))
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(SHOTS / f"{name}-{tag}.png"))
+    page.emulate_media(color_scheme="dark")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/review/queues/merges/")
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(SHOTS / "merges-dark.png"))
