@@ -1,0 +1,193 @@
+"""Issue #12 without a browser: bulk actions, one place per note, merge preview, browser filters, run page."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from engine.curation import merge_preview
+from memories.models import ConflictPair, JobRun, LlmCall, Note, NoteEvent
+from tests.review.conftest import HTMX
+
+pytestmark = pytest.mark.django_db
+
+
+def flagged(make_note, agent, n: int, **fields) -> list[Note]:
+    return [
+        make_note(
+            agent,
+            f"Alice said something vague about thing {i}.",
+            low_quality=True,
+            low_quality_reasons=["too_vague"],
+            **fields,
+        )
+        for i in range(n)
+    ]
+
+
+def test_a_bulk_retire_is_one_group_and_one_undo_brings_all_back(rclient, alice, make_note):
+    notes = flagged(make_note, alice, 5)
+    ids = [str(n.pk) for n in notes]
+    response = rclient.post("/review/queues/quality/bulk/", {"action": "retire", "ids": ids}, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200 and "Retired 5 notes." in body and "Undo all 5" in body
+    assert body.count('hx-swap-oob="outerHTML"') == 5 and "queue-changed" in response["HX-Trigger"]
+    assert not Note.objects.filter(pk__in=ids, is_active=True).exists()
+    groups = {e.after["group"] for e in NoteEvent.objects.filter(note_id__in=ids, action="retire")}
+    assert len(groups) == 1
+    event = NoteEvent.objects.filter(note_id__in=ids, action="retire").last()
+    undone = rclient.post(f"/review/events/{event.pk}/undo/", {"kind": "bulk", "queue": "quality", "keys": ids}, **HTMX)
+    assert undone.status_code == 200 and "Undone: 5 notes" in undone.content.decode()
+    assert Note.objects.filter(pk__in=ids, is_active=True).count() == 5
+
+
+def test_a_bulk_action_skips_foreign_notes_and_says_what_it_skipped(rclient, alice, bob, make_note):
+    mine = flagged(make_note, alice, 2)
+    theirs = flagged(make_note, bob, 1)[0]
+    Note.objects.filter(pk=mine[1].pk).update(low_quality=False, low_quality_reasons=[])
+    ids = [str(mine[0].pk), str(mine[1].pk), str(theirs.pk), "not-a-uuid"]
+    response = rclient.post("/review/queues/quality/bulk/", {"action": "keep", "ids": ids}, **HTMX)
+    body = response.content.decode()
+    assert "Kept 1 note." in body and "1 skipped: This note is not flagged as low quality." in body
+    assert Note.objects.get(pk=theirs.pk).low_quality  # another agent's note is never touched
+
+
+def test_unknown_bulk_actions_and_empty_selections_are_refused(rclient, alice, make_note):
+    note = flagged(make_note, alice, 1)[0]
+    assert (
+        rclient.post("/review/queues/quality/bulk/", {"action": "merge", "ids": [note.pk]}, **HTMX).status_code == 422
+    )
+    assert rclient.post("/review/queues/quality/bulk/", {"action": "retire"}, **HTMX).status_code == 422
+    assert Note.objects.get(pk=note.pk).is_active
+
+
+def test_bulk_merge_writes_each_preview(rclient, alice, make_note):
+    pairs = []
+    for topic in ("tea", "coffee"):
+        old = make_note(alice, f"Alice drinks {topic} every morning.")
+        new = make_note(
+            alice, f"Alice drinks {topic} every morning. She adds milk.", pending_merge=True, merge_candidate=old
+        )
+        pairs.append((old, new, merge_preview(old, new)))
+    ids = [str(new.pk) for _, new, _ in pairs]
+    response = rclient.post("/review/queues/merges/bulk/", {"action": "merge", "ids": ids}, **HTMX)
+    assert "Merged 2 notes." in response.content.decode()
+    for old, new, preview in pairs:
+        old.refresh_from_db()
+        assert old.content == preview == f"{old.content.split('.')[0]}. She adds milk."
+        assert not Note.objects.get(pk=new.pk).is_active
+
+
+def test_the_merge_card_shows_the_preview_the_diff_sources_and_similarity(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.", sources=["chat-1"])
+    make_note(
+        alice,
+        "Alice drinks green tea each morning at seven.",
+        pending_merge=True,
+        merge_candidate=old,
+        merge_similarity=0.8123,
+        sources=["chat-2"],
+    )
+    body = rclient.get("/review/queues/merges/").content.decode()
+    assert "similarity 0.81" in body and "chat-1" in body and "chat-2" in body
+    assert ">every morning.</del>" in body and ">each morning at seven.</ins>" in body
+    assert "Alice drinks green tea every morning. Alice drinks green tea each morning at seven." in body
+
+
+def test_deciding_a_conflict_clears_the_quality_flag_it_raised(rclient, alice, make_note):
+    a = make_note(
+        alice,
+        "The meeting room is on the third floor.",
+        conflict=True,
+        low_quality=True,
+        low_quality_reasons=["pending_conflict", "too_vague"],
+    )
+    b = make_note(
+        alice,
+        "The meeting room is on the fifth floor.",
+        conflict=True,
+        low_quality=True,
+        low_quality_reasons=["pending_conflict"],
+    )
+    pair = ConflictPair.objects.create(note_a=a, note_b=b, reason="floors")
+    quality = rclient.get("/review/queues/quality/")
+    assert quality.context["rows"] == [] and quality.context["in_conflict"] == 2
+    rclient.post(f"/review/conflicts/{pair.pk}/keep_both/", **HTMX)
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert (a.conflict, a.low_quality, a.low_quality_reasons) == (False, True, ["too_vague"])
+    assert (b.conflict, b.low_quality, b.low_quality_reasons) == (False, False, [])
+    assert [r["note"].pk for r in rclient.get("/review/queues/quality/").context["rows"]] == [a.pk]
+    event = NoteEvent.objects.filter(note=b).order_by("-id").first()
+    rclient.post(f"/review/events/{event.pk}/undo/", **HTMX)
+    b.refresh_from_db()
+    assert (b.conflict, b.low_quality, b.low_quality_reasons) == (True, True, ["pending_conflict"])
+
+
+def test_the_menu_counts_what_waits(rclient, alice, make_note):
+    flagged(make_note, alice, 3)
+    body = rclient.get("/review/queues/counts/", **HTMX).content.decode()
+    assert (
+        'id="count-quality" aria-label="3 waiting">3<' in body and 'id="count-merges" aria-label="0 waiting">0<' in body
+    )
+
+
+def test_browser_filters_number_rows_across_pages(rclient, alice, make_note):
+    for i in range(22):
+        make_note(
+            alice, f"Alice remembers fact {i:02d} about her garden.", created_at=timezone.now() - timedelta(minutes=i)
+        )
+    flagged(make_note, alice, 1)
+    make_note(alice, "Alice's dentist appointment is at nine.", category="Personal", subjects=["alice"])
+    page2 = rclient.get("/review/agents/alice/notes/?page=2", **HTMX).content.decode()
+    assert '<ol class="notes" start="21">' in page2
+    low = rclient.get("/review/agents/alice/notes/?flag=low_quality").context["page"]
+    assert [n.content for n in low] == ["Alice said something vague about thing 0."]
+    personal = rclient.get("/review/agents/alice/notes/?category=Personal&subject=alice").context["page"]
+    assert [n.content for n in personal] == ["Alice's dentist appointment is at nine."]
+    assert rclient.get("/review/agents/alice/notes/?turns=hide").context["page"].paginator.count == 0  # all are turns
+    since = (timezone.localdate() + timedelta(days=1)).isoformat()
+    assert rclient.get(f"/review/agents/alice/notes/?since={since}").context["page"].paginator.count == 0
+
+
+def test_a_nonsense_query_says_there_is_no_strong_match(rclient, alice, make_note):
+    make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    body = rclient.get("/review/agents/alice/notes/?q=zqxv+wkrp", **HTMX).content.decode()
+    assert "No strong matches" in body
+
+
+def test_the_run_page_lists_counts_and_failed_calls(rclient, alice, bob):
+    run = JobRun.objects.create(
+        job="nightly",
+        agent_id="alice",
+        outcome="partial",
+        counts={"llm_failed": 11},
+        finished_at=timezone.now() + timedelta(seconds=5),
+    )
+    LlmCall.objects.create(
+        role="evolution_judge",
+        tier="small",
+        provider="openai",
+        model="m",
+        outcome="provider_error",
+        error="HTTP 429",
+        agent_id="alice",
+        created_at=run.started_at + timedelta(seconds=1),
+    )
+    body = rclient.get(f"/review/runs/{run.pk}/").content.decode()
+    assert "llm failed" in body and "HTTP 429" in body and 'class="outcome warn"' in body
+    dashboard = rclient.get("/review/").content.decode()
+    assert f"/review/runs/{run.pk}/" in dashboard and "today" in dashboard
+    other = JobRun.objects.create(job="nightly", agent_id="bob", outcome="ok")
+    assert rclient.get(f"/review/runs/{other.pk}/").status_code == 404
+
+
+def test_history_reads_as_sentences_with_titles_and_chips(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
+    rclient.post(f"/review/notes/{new.pk}/pending/merge/", **HTMX)
+    body = rclient.get(f"/review/notes/{new.pk}/").content.decode()
+    assert "Merged" in body and "merged into" in body and "Alice drinks green tea every morning." in body
+    assert "retire (retire)" not in body and str(old.pk) + "</" not in body
