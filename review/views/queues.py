@@ -7,12 +7,14 @@ an undo brings back, and for the cards a bulk action turns into done cards.
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import Q
 from django.db.models.functions import Length
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import Resolver404, resolve
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
@@ -194,4 +196,10 @@ def quality(request: HttpRequest) -> HttpResponse:
 @require_GET
 def badges(request: HttpRequest) -> HttpResponse:
     """The menu's queue links with their counts (re-fetched after every queue action)."""
-    return TemplateResponse(request, "review/base.html#menu", {"counts": counts(request)})
+    here = ""
+    if request.htmx and request.htmx.current_url:
+        try:
+            here = resolve(urlsplit(request.htmx.current_url).path).url_name or ""
+        except Resolver404:
+            here = ""
+    return TemplateResponse(request, "review/base.html#menu", {"counts": counts(request), "here": here})

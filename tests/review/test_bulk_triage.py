@@ -128,7 +128,9 @@ def test_deciding_a_conflict_clears_the_quality_flag_it_raised(rclient, alice, m
 
 def test_the_menu_counts_what_waits(rclient, alice, make_note):
     flagged(make_note, alice, 3)
-    body = rclient.get("/review/queues/counts/", **HTMX).content.decode()
+    body = rclient.get("/review/queues/counts/", HTTP_HX_CURRENT_URL="http://testserver/review/queues/quality/", **HTMX)
+    body = body.content.decode()
+    assert '<a href="/review/queues/quality/" aria-current="page">' in body
     assert (
         'id="count-quality" aria-label="3 waiting">3<' in body and 'id="count-merges" aria-label="0 waiting">0<' in body
     )

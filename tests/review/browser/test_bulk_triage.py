@@ -181,6 +181,10 @@ def test_no_page_scrolls_sideways_on_a_390_px_phone(logged_in, live_server, alic
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > 390:
             wide[url] = width
+    page.context.clear_cookies()
+    page.goto(f"{live_server.url}/review/login/")
+    if page.evaluate("document.documentElement.scrollWidth") > 390:
+        wide["login"] = page.evaluate("document.documentElement.scrollWidth")
     assert wide == {}
 
 
