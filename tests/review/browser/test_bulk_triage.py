@@ -196,3 +196,65 @@ def test_dark_mode_follows_the_system_setting(logged_in, live_server, alice, mak
     assert page.evaluate("getComputedStyle(document.body).color") == "rgb(230, 232, 235)"
     page.emulate_media(color_scheme="light")
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+
+
+CONTRAST_JS = """(selectors) => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const bg = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const sel of selectors) {
+    for (const el of document.querySelectorAll(sel)) {
+      if (!el.offsetParent || el.disabled || el.closest("button:disabled")) continue;
+      const a = lum(rgb(getComputedStyle(el).color)), b = lum(bg(el));
+      out.push([sel, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+      break;
+    }
+  }
+  return out;
+}"""
+TEXT = [
+    "body",
+    "main h1",
+    ".muted",
+    "a",
+    ".badge",
+    ".badge.warn",
+    ".badge.info",
+    ".badge.bad",
+    ".count",
+    ".outcome",
+    "button",
+    "button.danger",
+    ".flag",
+    "del",
+    "ins",
+    "kbd",
+    ".chip",
+    ".msg",
+]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_text_colours_meet_wcag_aa(logged_in, live_server, alice, make_note, scheme):
+    page = logged_in
+    page.emulate_media(color_scheme=scheme)
+    low = []
+    checked = set()
+    for url in _pages(live_server, alice, make_note):
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        for selector, ratio in page.evaluate(CONTRAST_JS, TEXT):
+            checked.add(selector)
+            if ratio < 4.5:
+                low.append((url, selector, round(ratio, 2)))
+    assert low == [] and len(checked) >= 12
