@@ -64,9 +64,9 @@ def side_diff(a: str, b: str) -> tuple[SafeString, SafeString]:
             right.append(new)
             continue
         if old:
-            left.append(f'<del title="only on this side">{old}</del>')
+            left.append(f'<mark class="only-a" title="only on this side">{old}</mark>')
         if new:
-            right.append(f'<ins title="only on this side">{new}</ins>')
+            right.append(f'<mark class="only-b" title="only on this side">{new}</mark>')
     return mark_safe(" ".join(left)), mark_safe(" ".join(right))
 
 

@@ -92,7 +92,8 @@ def test_the_merge_card_shows_the_preview_the_diff_sources_and_similarity(rclien
     )
     body = rclient.get("/review/queues/merges/").content.decode()
     assert "similarity 0.81" in body and "chat-1" in body and "chat-2" in body
-    assert ">every morning.</del>" in body and ">each morning at seven.</ins>" in body
+    assert 'class="only-a" title="only on this side">every morning.</mark>' in body
+    assert 'class="only-b" title="only on this side">each morning at seven.</mark>' in body
     assert "Alice drinks green tea every morning. Alice drinks green tea each morning at seven." in body
 
 
