@@ -111,7 +111,7 @@ EVENT_LABELS = {
 
 def event_label(event: NoteEvent) -> str:
     op = (event.after or {}).get("op")
-    if op == "keep_both" and "pair" in (event.before or {}) or op == "keep_both" and "pair" in (event.after or {}):
+    if (op == "keep_both" and "pair" in (event.before or {})) or (op == "keep_both" and "pair" in (event.after or {})):
         return "Conflict resolved: kept both"
     if event.action == "review" and "content" in (event.before or {}):
         return EVENT_LABELS["edit"]
@@ -152,7 +152,7 @@ def event_changes(event: NoteEvent, titles: dict[str, str] | None = None) -> lis
             row.update(
                 kind="note", before=old, after=new, before_title=titles.get(str(old)), after_title=titles.get(str(new))
             )
-        elif isinstance(old, str) and isinstance(new, str) or field == "folded_text":
+        elif (isinstance(old, str) and isinstance(new, str)) or field == "folded_text":
             row.update(kind="text", diff=inline_diff(_text(old or ""), _text(new or "")))
         else:
             row.update(kind="value", before=_shown(old), after=_shown(new))

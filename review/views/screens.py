@@ -170,7 +170,7 @@ def browser(request: HttpRequest, agent_id: str) -> HttpResponse:
         "status": f["status"],
         "agents": agent_choices(request),
         "categories": CATEGORIES,
-        "flags": [k for k in FLAGS],
+        "flags": list(FLAGS),
     }
     params = request.GET.copy()
     params.pop("page", None)
