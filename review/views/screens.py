@@ -222,6 +222,9 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
         {"event": e, "label": event_label(e), "changes": event_changes(e, titles), "undoable": e.pk in can_undo}
         for e in events
     ]
+    for h in history:  # the text is shown once, in its box: a history entry that wrote it says so
+        if (h["event"].after or {}).get("content") == note.content:
+            h["changes"] = [dict(c, kind="now") if c["field"] == "content" else c for c in h["changes"]]
     candidate = None
     if note.merge_candidate_id and note.merge_candidate and note.merge_candidate.agent_id in allowed:
         candidate = note.merge_candidate

@@ -194,3 +194,15 @@ def test_history_reads_as_sentences_with_titles_and_chips(rclient, alice, make_n
     body = rclient.get(f"/review/notes/{new.pk}/").content.decode()
     assert "Merged" in body and "merged into" in body and "Alice drinks green tea every morning." in body
     assert "retire (retire)" not in body and str(old.pk) + "</" not in body
+
+
+def test_retire_on_the_note_page_asks_first_and_offers_an_inline_undo(rclient, alice, make_note):
+    note = make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    page = rclient.get(f"/review/notes/{note.pk}/").content.decode()
+    assert (
+        'hx-confirm="Retire this note?' in page
+        and page.count("Alice&#x27;s cat is called Miso and sleeps on the piano.") == 1
+    )
+    done = rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX).content.decode()
+    event = NoteEvent.objects.filter(note=note).order_by("-id").first()
+    assert "Retired." in done and f"/review/events/{event.pk}/undo/" in done.split("</div>")[0]
