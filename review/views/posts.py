@@ -269,26 +269,25 @@ def bulk(request: HttpRequest, queue: str) -> HttpResponse:
     if not notes:
         return _refused(request, ReviewError("Select at least one card first.", status=422), page)
 
+    allowed = set(access.agent_ids_for(request.user))
+
     def candidate_for(note: Note) -> Note | None:
         c = note.merge_candidate
-        return c if c is not None and access.may_review(request.user, c.agent_id) else None
+        return c if c is not None and c.agent_id in allowed else None
 
-    refused = None
     try:
         group, done, skipped = actions.bulk(notes, verb, request.user, candidate_for=candidate_for)
     except ReviewError as exc:
-        refused = exc
-    if refused:
-        return _refused(request, refused, page)
+        return _refused(request, exc, page)
     message = f"{verbs[verb]} {done} note{'s' if done != 1 else ''}."
     if skipped:
         message += f" {len(skipped)} skipped: {skipped[0]}"
     if not request.htmx:
         messages.success(request, message)
         return _back(request, page)
-    acted = [n for n in notes if NoteEvent.objects.filter(note=n, after__group=group).exists()]
+    acted = set(NoteEvent.objects.filter(after__group=group).values_list("note_id", flat=True))
     kind = CARD_KIND[queue]
-    cards = [{"kind": kind, "key": str(n.pk), "text": n.content} for n in acted]
+    cards = [{"kind": kind, "key": str(n.pk), "text": n.content} for n in notes if n.pk in acted]
     ctx = {"message": message, "event": actions.group_event(group), "done_cards": cards, "queue": queue}
     return _changed(TemplateResponse(request, "review/cards.html#bulk-result", ctx))
 

@@ -38,6 +38,7 @@ FLAGS = {
     "ephemeral": Q(ephemeral=True),
     "none": Q(low_quality=False, pending_merge=False, conflict=False),
 }
+TURN_PATHS = ["episodic", "conversation"]
 # How a run's outcome looks: anything not listed (failed, unavailable) is "bad".
 OUTCOME_CLASS = {"ok": "ok", "partial": "warn", "stopped": "warn", "ended": "warn", "running": "info"}
 
@@ -139,7 +140,8 @@ def _filtered(notes, f: dict):
     if f["type"] in (Note.MEMORY, Note.KNOWLEDGE):
         notes = notes.filter(note_type=f["type"])
     if f["turns"] in ("only", "hide"):
-        turns = NoteEvent.objects.filter(action="create", after__path="episodic").values("note_id")
+        # Turns are stored verbatim by the episodic paths (POST /turns, /conversations), not constructed.
+        turns = NoteEvent.objects.filter(action="create", after__path__in=TURN_PATHS).values("note_id")
         notes = notes.filter(pk__in=turns) if f["turns"] == "only" else notes.exclude(pk__in=turns)
     if f["subject"]:
         if connection.vendor == "postgresql":
