@@ -258,3 +258,19 @@ def test_text_colours_meet_wcag_aa(logged_in, live_server, alice, make_note, sch
             if ratio < 4.5:
                 low.append((url, selector, round(ratio, 2)))
     assert low == [] and len(checked) >= 12
+
+
+def test_browser_pages_number_on_and_start_at_the_top(logged_in, live_server, alice, make_note):
+    page = logged_in
+    for i in range(25):
+        make_note(alice, f"Alice remembers numbered fact {i:02d} about her garden and the weather.")
+    page.set_viewport_size({"width": 390, "height": 700})
+    page.goto(f"{live_server.url}/review/agents/alice/notes/")
+    page.keyboard.press("Tab")  # the first stop is the skip link
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    assert page.evaluate("window.scrollY") > 0
+    page.click("text=older →")
+    expect(page.locator("#results")).to_contain_text("page 2 of 2")
+    assert page.locator("#results ol.notes").get_attribute("start") == "21"
+    page.wait_for_function("window.scrollY === 0")
