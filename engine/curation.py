@@ -115,7 +115,7 @@ def _set_pair(pair: ConflictPair, state: dict) -> None:
 
 
 def _change(
-    note_id: object,
+    note_id: uuid.UUID | str,
     changes: dict,
     *,
     actor: str,

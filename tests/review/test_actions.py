@@ -12,6 +12,12 @@ pytestmark = pytest.mark.django_db
 ACTOR = "review:rita"
 
 
+@pytest.fixture(autouse=True)
+def _index_sync_waits_for_commit(django_capture_on_commit_callbacks):
+    """These tests check the dirty mark an action leaves for the indexer: after-commit hooks wait
+    (the test's transaction never commits) instead of indexing at once (tests/conftest.py)."""
+
+
 def clean(note: Note) -> Note:
     """Pretend the indexer ran, so a later dirty mark is this action's."""
     Note.objects.filter(pk=note.pk).update(index_dirty=False)
