@@ -22,6 +22,7 @@ from memories.models import ConflictPair, JobRun, Link, LlmCall, Note
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.realmodel,  # the real embedder, as in production and as the old app was measured
     pytest.mark.skipif(os.environ.get("AMEM_REVIEW_MEASURE") != "1", reason="measurement run only"),
 ]
 SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
