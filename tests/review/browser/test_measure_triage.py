@@ -177,7 +177,6 @@ def _demo(make_note, alice) -> dict:
     make_note(
         alice, "TODO tomorrow: call the plumber about the sink.", ephemeral=True, created_at=now - timedelta(days=9)
     )
-    from engine.curation import retire  # some history on the cat note: retired and restored
 
     JobRun.objects.create(
         job="quality_scan",
@@ -196,7 +195,6 @@ def _demo(make_note, alice) -> dict:
         started_at=now - timedelta(hours=5),
         finished_at=now - timedelta(hours=5) + timedelta(seconds=41),
     )
-    del retire
     for i in range(3):
         LlmCall.objects.create(
             role="evolution_judge",
