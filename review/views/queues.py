@@ -94,8 +94,8 @@ def conflicted_ids(agent_ids: list[str]) -> set:
     return ids
 
 
-def quality_notes(agent_ids: list[str]) -> tuple[list[Note], int]:
-    """Flagged notes, then too-short and expired ephemeral ones computed now; and how many are in a conflict."""
+def _quality_sets(agent_ids: list[str]):
+    """(flagged, computed now, flagged but in a conflict): the low-quality queue as querysets."""
     cfg = get_config()
     active = Note.objects.filter(agent_id__in=agent_ids, is_active=True)
     busy = conflicted_ids(agent_ids)
@@ -108,9 +108,15 @@ def quality_notes(agent_ids: list[str]) -> tuple[list[Note], int]:
         .annotate(chars=Length("content"))
         .filter(Q(chars__lt=cfg.quality_min_chars) | Q(ephemeral=True, created_at__lt=expired_before))
     )
-    in_conflict = active.filter(low_quality=True).filter(Q(conflict=True) | Q(pk__in=busy)).count()
+    in_conflict = active.filter(low_quality=True).filter(Q(conflict=True) | Q(pk__in=busy))
+    return flagged, live, in_conflict
+
+
+def quality_notes(agent_ids: list[str]) -> tuple[list[Note], int]:
+    """Flagged notes, then too-short and expired ephemeral ones computed now; and how many are in a conflict."""
+    flagged, live, in_conflict = _quality_sets(agent_ids)
     notes = list(flagged.order_by("-created_at")[:QUEUE_MAX]) + list(live.order_by("-created_at")[:QUEUE_MAX])
-    return notes[:QUEUE_MAX], in_conflict
+    return notes[:QUEUE_MAX], in_conflict.count()
 
 
 def merge_notes(agent_ids: list[str]):
@@ -135,11 +141,11 @@ def open_pairs(agent_ids: list[str], allowed: list[str]):
 def counts(request: HttpRequest) -> dict[str, int]:
     """How many items wait in each queue, for the menu's badges."""
     ids = agent_choices(request)
-    notes, _ = quality_notes(ids)
+    flagged, live, _ = _quality_sets(ids)
     return {
         "merges": merge_notes(ids).count(),
         "conflicts": open_pairs(ids, ids).count(),
-        "quality": len(notes),
+        "quality": min(flagged.count() + live.count(), QUEUE_MAX),
     }
 
 
