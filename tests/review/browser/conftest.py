@@ -61,4 +61,7 @@ def logged_in(page, live_server, reviewer):
     page.fill("input[name=password]", "pw-for-tests")
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/review/")
+    # The menu fetches its counts after load; let it finish before the test writes, or SQLite's
+    # shared in-memory test database answers one side with "database table is locked".
+    page.wait_for_load_state("networkidle")
     return page

@@ -168,6 +168,7 @@ def _pages(live_server, alice, make_note) -> list[str]:
         f"{base}/queues/conflicts/",
         f"{base}/queues/quality/",
         f"{base}/runs/{run.pk}/",
+        f"{base}/agents/alice/core/",
     ]
 
 
