@@ -155,8 +155,9 @@ def test_browser_filters_number_rows_across_pages(rclient, alice, make_note):
     assert rclient.get(f"/review/agents/alice/notes/?since={since}").context["page"].paginator.count == 0
 
 
-def test_a_nonsense_query_says_there_is_no_strong_match(rclient, alice, make_note):
+def test_a_nonsense_query_says_there_is_no_strong_match(rclient, alice, make_note, drain):
     make_note(alice, "Alice's cat is called Miso and sleeps on the piano.")
+    drain()
     body = rclient.get("/review/agents/alice/notes/?q=zqxv+wkrp", **HTMX).content.decode()
     assert "No strong matches" in body
 

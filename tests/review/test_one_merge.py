@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from engine import curation as actions
 from engine.config import get_config
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
 from memories.models import Link, Note
-from review import actions
 
 
 def nightly(winner: Note, loser: Note, agent, reviewer) -> None:
