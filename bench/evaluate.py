@@ -96,7 +96,7 @@ def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> 
             Turn(t, session=str(m.session), source=m.source, occurred_at=m.occurred_at)
             for t, m in zip(texts, memories, strict=False)
         ]
-        return add_conversation(agent, turns, actor="bench")
+        return add_conversation(agent, turns, actor="bench").notes
     if options.path == "episodic":
         items = [
             EpisodicItem(t, sources=[m.source], occurred_at=m.occurred_at)

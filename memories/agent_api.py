@@ -22,10 +22,10 @@ from engine.write.pipeline import add_episodic, add_memory
 from memories import access
 from memories.api_schemas import (
     ConversationIn,
+    ConversationOut,
     CountOut,
     EpisodicIn,
     IdOut,
-    IdsOut,
     JobOut,
     ListOut,
     ListQuery,
@@ -130,15 +130,22 @@ def create_episodic(request: HttpRequest, body: EpisodicIn):
     return {"id": str(note.pk)}
 
 
-@router.post("/conversations", response={201: IdsOut})
+@router.post("/conversations", response={201: ConversationOut})
 def create_conversation(request: HttpRequest, body: ConversationIn):
-    """Store chat turns in order, each with the previous turn of its session as context; all or nothing."""
+    """Store chat turns in order, each with the previous turn of its session as context.
+
+    A turn the text rules refuse (too short, too long) is skipped and listed in ``skipped`` by
+    its 0-based position; a malformed request, or one where every turn is refused, writes nothing.
+    """
     turns = [
         Turn(t.text, session=t.session, source=t.source, occurred_at=t.occurred_at, subjects=t.subjects)
         for t in body.turns
     ]
-    notes = add_conversation(_agent(request), turns, scope=body.scope, link_adjacent=body.link_adjacent)
-    return {"ids": [str(n.pk) for n in notes]}
+    stored = add_conversation(_agent(request), turns, scope=body.scope, link_adjacent=body.link_adjacent)
+    return {
+        "ids": [str(n.pk) for n in stored.notes],
+        "skipped": [{"position": s.position, "reason": s.reason} for s in stored.skipped],
+    }
 
 
 @router.post("/memories/search", response=SearchOut, exclude_unset=True)

@@ -132,6 +132,16 @@ class IdsOut(Schema):
     ids: list[str]
 
 
+class SkippedTurnOut(Schema):
+    position: int
+    reason: str
+
+
+class ConversationOut(Schema):
+    ids: list[str]
+    skipped: list[SkippedTurnOut]
+
+
 class CountOut(Schema):
     count: int
 

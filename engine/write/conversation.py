@@ -10,6 +10,12 @@ after a search brings the surrounding exchange along.
 On LoCoMo the previous turn as context moved the fused recall@10 from 0.590 to
 0.615, and indexing it for BM25 too to 0.627 (docs/benchmarks.md). No LLM, no
 dedup: the episodic path, for transcripts and hot loops.
+
+One turn never sinks a session: a turn the quality gate or the length limit refuses
+("Jon: Bye!", a 30,000-character paste) is skipped and reported by its position, and
+still serves as the next turn's context (cut to the length limit), because the turn
+after a bare "Yes!" answers that "Yes!". A request that is malformed (wrong types, a
+time without a zone, bad labels), or in which every turn is refused, writes nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from engine.errors import InvalidInput
+from engine.config import get_config
+from engine.errors import AmemError, InvalidInput, QualityRejected
+from engine.text import check_content
 from engine.write.pipeline import EpisodicItem, embed_episodic, resolve_agent, store_episodic
 from memories.models import Agent, Link, Note
 
@@ -42,6 +50,18 @@ class Turn:
     context: str | None = None
 
 
+@dataclass(frozen=True)
+class SkippedTurn:
+    position: int  # 0-based index of the turn in the call
+    reason: str
+
+
+@dataclass
+class StoredConversation:
+    notes: list[Note]  # the stored turns, in order
+    skipped: list[SkippedTurn]
+
+
 def previous_turns(turns: Sequence[Turn]) -> list[str]:
     """For each turn, the text of the turn just before it in the same session ('' for the first)."""
     before = [""]
@@ -50,8 +70,34 @@ def previous_turns(turns: Sequence[Turn]) -> list[str]:
     return before[: len(turns)]
 
 
+def cut_context(text: str, max_chars: int) -> str:
+    """A context within the note length limit: its end is kept, the part nearest the turn it precedes."""
+    text = text.strip()
+    return text[-max_chars:].lstrip() if len(text) > max_chars else text
+
+
 def contexts(turns: Sequence[Turn]) -> list[str]:
-    return [t.context if t.context is not None else prev for t, prev in zip(turns, previous_turns(turns), strict=False)]
+    """Each turn's context, from every turn (refused ones included), cut to the length limit."""
+    limit = get_config().max_note_chars
+    return [
+        cut_context(t.context if t.context is not None else prev, limit)
+        for t, prev in zip(turns, previous_turns(turns), strict=True)
+    ]
+
+
+def refusal(turn: Turn) -> str | None:
+    """Why the text rules would refuse this turn's text on its own (too short, too long), or None.
+
+    A text that is not a string is a malformed request, not a refused turn: it raises.
+    """
+    cfg = get_config()
+    if not isinstance(turn.text, str | bytes):
+        raise InvalidInput("every turn's text must be a string")
+    try:
+        check_content(turn.text, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
+    except AmemError as exc:
+        return str(exc)
+    return None
 
 
 def add_conversation(
@@ -61,35 +107,50 @@ def add_conversation(
     scope: str = "private",
     link_adjacent: bool = True,
     actor: str | None = None,
-) -> list[Note]:
-    """Store ``turns`` in order, one note each; all or nothing (a bad turn writes nothing)."""
+) -> StoredConversation:
+    """Store the acceptable ``turns`` in order, one note each, in one transaction.
+
+    Turns whose text is refused are skipped and reported (``skipped``); anything else that
+    is wrong with the request raises before a write, as does a call where every turn is refused.
+    """
     agent = resolve_agent(agent)
     if not turns:
-        return []
+        return StoredConversation([], [])
     if len(turns) > MAX_TURNS:
         raise InvalidInput(f"a conversation may hold at most {MAX_TURNS} turns per call; split it")
-    items = [
-        EpisodicItem(
-            turn.text,
-            subjects=turn.subjects,
-            sources=[turn.source] if turn.source else [],
-            occurred_at=turn.occurred_at,
-            scope=scope,
-            context=context,
-            session=turn.session,
+    kept: list[Turn] = []
+    items: list[EpisodicItem] = []
+    skipped: list[SkippedTurn] = []
+    for position, (turn, context) in enumerate(zip(turns, contexts(turns), strict=True)):
+        reason = refusal(turn)
+        if reason is not None:
+            skipped.append(SkippedTurn(position, reason))
+            continue
+        kept.append(turn)
+        items.append(
+            EpisodicItem(
+                turn.text,
+                subjects=turn.subjects,
+                sources=[turn.source] if turn.source else [],
+                occurred_at=turn.occurred_at,
+                scope=scope,
+                context=context,
+                session=turn.session,
+            )
         )
-        for turn, context in zip(turns, contexts(turns), strict=False)
-    ]
-    notes = embed_episodic(agent, items)
+    if not kept:
+        first = skipped[0]
+        raise QualityRejected(f"[quality] every turn was refused (turn {first.position}: {first.reason})")
+    notes = embed_episodic(agent, items)  # raises on malformed fields before anything is written
     with transaction.atomic():
         store_episodic(agent, notes, actor=actor, path="conversation")
         if link_adjacent:
-            Link.objects.bulk_create(adjacent_links(turns, notes, actor or agent.pk), ignore_conflicts=True)
-    return notes
+            Link.objects.bulk_create(adjacent_links(kept, notes, actor or agent.pk), ignore_conflicts=True)
+    return StoredConversation(notes, skipped)
 
 
 def adjacent_links(turns: Sequence[Turn], notes: Sequence[Note], actor: str) -> list[Link]:
-    """Both directions between consecutive turns of one session."""
+    """Both directions between consecutive stored turns of one session (a skipped turn is stepped over)."""
     rows: list[Link] = []
     for (t1, n1), (t2, n2) in zip(
         zip(turns, notes, strict=False), zip(turns[1:], notes[1:], strict=False), strict=False

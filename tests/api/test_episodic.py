@@ -75,6 +75,23 @@ def test_a_conversation_is_stored_turn_by_turn_with_context_and_adjacent_links(a
     assert not LlmCall.objects.exists()
 
 
+def test_a_refused_turn_is_skipped_and_reported_by_position(as_alice, store):
+    turns = [
+        {"text": TEXT},
+        {"text": "Bye"},
+        {"text": "x" * 30_000},
+        {"text": "And then we walked home along the river."},
+    ]
+    response = as_alice.post("/conversations", {"turns": turns})
+    assert response.status_code == 201
+    body = response.json()
+    assert len(body["ids"]) == 2
+    assert [s["position"] for s in body["skipped"]] == [1, 2]
+    assert body["skipped"][0]["reason"].startswith("[quality]")
+    last = Note.objects.get(pk=body["ids"][1])
+    assert last.context == "x" * 20_000  # the over-long turn, cut to the limit, is still its context
+
+
 def test_adjacent_links_can_be_switched_off(as_alice, store):
     response = as_alice.post("/conversations", {**CONVERSATION, "link_adjacent": False})
     assert response.status_code == 201
@@ -85,7 +102,8 @@ def test_adjacent_links_can_be_switched_off(as_alice, store):
     "body, status, detail",
     [
         ({"turns": []}, 400, "turns: List should have at least 1 item"),
-        ({"turns": [{"text": TEXT}, {"text": "ok"}]}, 422, "[quality]"),
+        ({"turns": [{"text": "ok"}, {"text": "x" * 30_000}]}, 422, "[quality] every turn was refused"),
+        ({"turns": [{"text": TEXT}, {"text": 42}]}, 400, "turns.1.text"),
         ({"turns": [{"text": TEXT}, {"text": TEXT, "context": "x"}]}, 400, "turns.1.context: unknown field"),
         ({"turns": [{"text": TEXT, "occurred_at": "2024-05-02T08:00:00"}]}, 400, "turns.0.occurred_at"),
         ({**CONVERSATION, "link_adjacent": "yes"}, 400, "link_adjacent: Input should be a valid boolean"),

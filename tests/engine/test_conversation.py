@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 
 from engine import runtime
+from engine.config import get_config
 from engine.errors import InvalidInput, QualityRejected
 from engine.index.embeddings import from_bytes
 from engine.retrieval.search import search
 from engine.text import embedding_text
-from engine.write.conversation import LINK_REASON, Turn, add_conversation, previous_turns
+from engine.write.conversation import LINK_REASON, StoredConversation, Turn, add_conversation, previous_turns
 from memories.models import Link, Note, NoteEvent
 
 WHEN = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
@@ -80,16 +81,47 @@ def test_without_links_no_link_rows_are_written(alice, store):
 
 def test_every_note_is_indexed_after_commit_and_has_a_create_event(alice, store, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        notes = add_conversation(alice, chat())
+        notes = add_conversation(alice, chat()).notes
     assert not Note.objects.filter(index_dirty=True).exists()
     assert NoteEvent.objects.filter(action="create", after__path="conversation").count() == len(notes)
 
 
-def test_one_bad_turn_writes_nothing(alice, store):
-    turns = [*chat(), Turn("short", "s2", "D2:2", WHEN)]
+def test_a_short_and_an_overlong_turn_are_skipped_and_every_other_turn_is_stored(alice, store):
+    # issue 14: one refused turn used to refuse the session, and the turn after an over-long
+    # one was refused too (its context was the untruncated previous turn).
+    limit = get_config().max_note_chars
+    long_text = "Caroline pasted her whole diary. " * 1000  # ~33,000 characters
+    assert len(long_text) > limit
+    turns = [
+        *chat()[:3],
+        Turn("Bye", "s1", "D1:4", WHEN),
+        Turn('Caroline said, "Wait, one more thing about the lake."', "s1", "D1:5", WHEN),
+        Turn(long_text, "s1", "D1:6", WHEN),
+        Turn('Melanie said, "That was a lot to read, but lovely."', "s1", "D1:7", WHEN),
+        chat()[3],
+    ]
+    stored = add_conversation(alice, turns)
+    assert [(s.position, s.reason.split()[0]) for s in stored.skipped] == [(3, "[quality]"), (5, "text")]
+    assert "20000" in stored.skipped[1].reason
+    notes = by_source("alice")
+    assert set(notes) == {"D1:1", "D1:2", "D1:3", "D1:5", "D1:7", "D2:1"}
+    assert [n.sources[0] for n in stored.notes] == ["D1:1", "D1:2", "D1:3", "D1:5", "D1:7", "D2:1"]
+    assert notes["D1:5"].context == "Bye"  # a refused short turn is still the next turn's context
+    assert len(notes["D1:7"].context) <= limit and long_text.strip().endswith(notes["D1:7"].context)
+    pairs = {(a[0], b[0]) for a, b in Link.objects.values_list("source__sources", "target__sources")}
+    assert {("D1:3", "D1:5"), ("D1:5", "D1:7")} <= pairs  # a skipped turn is stepped over
+
+
+def test_a_conversation_where_every_turn_is_refused_writes_nothing(alice, store):
     with pytest.raises(QualityRejected):
-        add_conversation(alice, turns)
+        add_conversation(alice, [Turn("Bye", "s1"), Turn("x" * 30_000, "s1")])
     assert not Note.objects.exists() and not Link.objects.exists()
+
+
+def test_a_malformed_turn_writes_nothing_even_beside_good_ones(alice, store):
+    with pytest.raises(InvalidInput):
+        add_conversation(alice, [*chat(), Turn(42, "s2")])  # type: ignore[arg-type]
+    assert not Note.objects.exists()
 
 
 def test_a_naive_time_is_refused_before_anything_is_written(alice, store):
@@ -105,5 +137,5 @@ def test_previous_turns_only_within_one_session():
 
 
 def test_an_empty_conversation_writes_nothing(alice, store):
-    assert add_conversation(alice, []) == []
+    assert add_conversation(alice, []) == StoredConversation([], [])
     assert not Note.objects.exists()

@@ -85,6 +85,15 @@ def test_a_short_turn_is_rejected_but_still_is_the_context_of_the_next_one(alice
     assert link_pairs() == {("D1:1", "D1:3"), ("D1:3", "D1:1")}
 
 
+def test_the_turn_after_an_overlong_one_is_stored_with_the_context_cut_to_the_limit(alice, store, tmp_path):
+    paste = {"text": "word " * 6_000, "speaker": "Caroline", "session": 1, "id": "D1:2"}  # 30,000 characters
+    report, errors = run("--agent", "alice", write(tmp_path / "chat.jsonl", QUESTION, paste, FOLLOW_UP))
+    assert report == "2 created, 0 folded, 0 flagged, 0 duplicate, 1 rejected"
+    assert errors.startswith("rejected chat.jsonl:2:")
+    context = by_source()["D1:3"].context
+    assert len(context) <= 20_000 and context.endswith("word word")
+
+
 @pytest.mark.parametrize(
     "bad, message",
     [

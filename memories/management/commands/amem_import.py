@@ -144,7 +144,7 @@ class Command(AmemCommand):
         last: tuple[Turn, Note] | None = None
         for start in range(0, len(turns), conversation.MAX_TURNS):
             chunk = turns[start : start + conversation.MAX_TURNS]
-            notes = add_conversation(owner, chunk, scope=scope, actor="import")
+            notes = add_conversation(owner, chunk, scope=scope, actor="import").notes
             if last:
                 bridge = adjacent_links([last[0], chunk[0]], [last[1], notes[0]], "import")
                 Link.objects.bulk_create(bridge, ignore_conflicts=True)
@@ -271,7 +271,7 @@ def _kept_turns(lines: list[ChatLine], subjects: list[str], rejected: list[str])
             # The gate judges what was said: a speaker's name must not carry "ok" past it.
             check_content(line.said, **limits)
             check_content(turn.text, **limits)  # what is stored, the name included
-            # The previous line may itself have been refused (too long, control characters).
+            # contexts() cut an over-long previous line to the limit; control characters still refuse.
             check_context(context, max_chars=cfg.max_note_chars)
             clean_labels(merged, "subjects")
         except AmemError as exc:
