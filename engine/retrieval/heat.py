@@ -1,10 +1,24 @@
-"""Heat: a small boost for notes that keep being retrieved (docs/architecture.md §4).
+"""Heat: a bounded tie-breaker for notes that keep being retrieved (docs/architecture.md §4).
 
-factor = 1 + weight · ln(1 + retrieval_count) / (age_days + 1), with the age
-measured from ``last_accessed`` (else ``created_at``). Every retrieval resets
-``last_accessed``, so a hot note sits near age 0 and the boost stays modest
-(≈ +15 % after 20 retrievals at the default weight 0.05). Knowledge notes get
-none: a fact is not more true because it was asked for often.
+The seed multiplied the fused score by ``1 + w·ln(1 + retrieval_count)/(age_days + 1)``
+(w = 0.05, the age measured from ``last_accessed``, else ``created_at``). Right after a
+retrieval that is +3–20 %, while neighbouring RRF scores differ by 1–2 % (1/61 against
+1/62): a burst of queries let notes that were merely asked about often push real matches
+out of the top k (LoCoMo R@1 0.244 → 0.208; a note found only by a unique word fell out of
+limit=10, issue 14).
+
+So heat is now an additive bonus smaller than one rank step at the top of one RRF leg,
+``1/(k+1) − 1/(k+2)``: it decides between notes the fusion scores (nearly) alike, and can
+never lift a note above one that is a whole top rank better in either leg. Inside that
+bound the seed's boost still sets its size: ``level = b/(b + 0.05)`` with
+``b = w·ln(1 + count)/(age_days + 1)``, rounded down to quarters, ``bonus = step · level``.
+So a recently retrieved note wins a tie against a cold one, and ``w`` (``AMEM_HEAT_WEIGHT``;
+0 switches heat off) sets how quickly the level saturates. The quarters keep heat coarse
+(at w = 0.05 and age 0: retrieved once, three times, twenty times): in a burst of varied
+queries the notes retrieved most are hubs that match everything a little, and a hub
+retrieved 1,000 times must not win every tie against an answer retrieved 80 times (on a
+small fixture that alone cost R@1 one question in twelve). Knowledge notes get none: a
+fact is not more true because it was asked for often.
 """
 
 from __future__ import annotations
@@ -14,11 +28,27 @@ import math
 
 from memories.models import Note
 
+# The seed's default weight: a boost b of this size is half a step.
+REFERENCE_WEIGHT = 0.05
+LEVELS = 4  # heat is rounded down to quarters of a step (0, ¼, ½, ¾)
 
-def heat_factor(note: Note, now: dt.datetime, weight: float) -> float:
-    """Multiplier for the fused score of ``note`` at ``now``."""
+
+def seed_boost(note: Note, now: dt.datetime, weight: float) -> float:
+    """The seed's relative boost ``w·ln(1 + count)/(age_days + 1)``; 0 for knowledge or cold notes."""
     if note.note_type == Note.KNOWLEDGE or weight <= 0 or not note.retrieval_count:
-        return 1.0
+        return 0.0
     since = note.last_accessed or note.created_at
     age_days = max((now - since).total_seconds() / 86400.0, 0.0)
-    return 1.0 + weight * math.log1p(note.retrieval_count) / (age_days + 1.0)
+    return weight * math.log1p(note.retrieval_count) / (age_days + 1.0)
+
+
+def tie_step(rrf_k: int) -> float:
+    """What one rank is worth at the top of one RRF leg: the most heat may ever add."""
+    return 1.0 / (rrf_k + 1) - 1.0 / (rrf_k + 2)
+
+
+def heat_bonus(note: Note, now: dt.datetime, weight: float, rrf_k: int) -> float:
+    """Added to the fused score of ``note``; always below ``tie_step(rrf_k)``."""
+    boost = seed_boost(note, now, weight)
+    level = math.floor(LEVELS * boost / (boost + REFERENCE_WEIGHT)) / LEVELS
+    return tie_step(rrf_k) * level

@@ -1,4 +1,4 @@
-"""Search: dense + BM25 from the index → RRF → heat → top-K → link walk (docs/architecture.md §4).
+"""Search: dense + BM25 from the index → RRF → heat (a bounded tie-breaker) → top-K → link walk (docs/architecture.md §4).
 
 Every scope filter (agent, subject, topics) is inside both index queries
 (memories/access.py builds them). Candidates are re-read from the database and
@@ -24,7 +24,7 @@ from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.layers import importance
-from engine.retrieval.heat import heat_factor
+from engine.retrieval.heat import heat_bonus
 from engine.retrieval.links import note_cosine, walk_links
 from memories import access
 from memories.models import Agent, Note
@@ -192,14 +192,21 @@ def search(
     candidates = [n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)]
     now = timezone.now()
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
-    heats = {str(n.pk): heat_factor(n, now, weight) for n in candidates}
+    # Heat only breaks (near-)ties: its bonus is below one top rank step (engine/retrieval/heat.py).
+    heats = {str(n.pk): heat_bonus(n, now, weight, cfg.rrf_k) for n in candidates}
+    # The forgetting-curve blend scales the fused score (engine/layers/importance.py).
+    forgetting = {str(n.pk): 1.0 for n in candidates}
     blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
     if blend > 0 and candidates:
         newest = max(n.created_at for n in candidates)
         for n in candidates:
-            heats[str(n.pk)] *= importance.forgetting_factor(n.importance, n.created_at, newest, blend)
+            forgetting[str(n.pk)] = importance.forgetting_factor(n.importance, n.created_at, newest, blend)
     order = {note_id: i for i, note_id in enumerate(fused)}
-    candidates.sort(key=lambda n: (-fused[str(n.pk)] * heats[str(n.pk)], order[str(n.pk)]))
+
+    def score(note_id: str) -> float:
+        return fused[note_id] * forgetting[note_id] + heats[note_id]
+
+    candidates.sort(key=lambda n: (-score(str(n.pk)), order[str(n.pk)]))
     matches = candidates[:limit]
 
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
@@ -218,7 +225,7 @@ def search(
                 "bm25_score": lexical_at.get(key, (None, None))[1],
                 "rrf": fused[key],
                 "heat": heats[key],
-                "score": fused[key] * heats[key],
+                "score": score(key),
                 "hop": 0,
                 "parent": None,
             }

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from engine.errors import InvalidInput
-from engine.retrieval.heat import heat_factor
+from engine.retrieval.heat import heat_bonus, seed_boost, tie_step
 from engine.retrieval.search import Pipeline, search
 from memories.models import Note
 
@@ -18,47 +18,75 @@ from .conftest import QUERY, ScriptedDense, at_angle, link, put
 NOW = dt.datetime(2025, 1, 10, tzinfo=dt.UTC)
 
 
-def test_the_heat_factor_follows_the_formula():
-    note = Note(retrieval_count=20, last_accessed=NOW - dt.timedelta(days=1))
-    assert heat_factor(note, NOW, 0.05) == pytest.approx(1 + 0.05 * math.log(21) / 2)
+def test_the_bonus_grows_with_the_seed_boost_but_stays_below_one_top_rank_step():
+    step = tie_step(60)
+    assert step == pytest.approx(1 / 61 - 1 / 62)
+    warm = Note(retrieval_count=1, last_accessed=NOW)
+    hot = Note(retrieval_count=20, last_accessed=NOW - dt.timedelta(days=1))
+    assert seed_boost(hot, NOW, 0.05) == pytest.approx(0.05 * math.log(21) / 2)  # the seed's formula
+    scorching = Note(retrieval_count=10**9, last_accessed=NOW)
+    bonuses = [heat_bonus(n, NOW, w, 60) for n in (warm, hot, scorching) for w in (0.05, 10.0)]
+    assert all(0 < b < step for b in bonuses)
+    assert heat_bonus(warm, NOW, 0.05, 60) < heat_bonus(hot, NOW, 0.05, 60)
+
+
+def test_heat_is_coarse_so_a_hub_retrieved_1000_times_ties_with_a_note_retrieved_80_times():
+    hub, answer = Note(retrieval_count=1000, last_accessed=NOW), Note(retrieval_count=80, last_accessed=NOW)
+    assert heat_bonus(hub, NOW, 0.05, 60) == heat_bonus(answer, NOW, 0.05, 60) > 0
 
 
 def test_a_never_retrieved_note_gets_no_heat():
-    assert heat_factor(Note(retrieval_count=0, created_at=NOW), NOW, 0.05) == 1.0
+    assert heat_bonus(Note(retrieval_count=0, created_at=NOW), NOW, 0.05, 60) == 0.0
 
 
 def test_age_counts_from_creation_when_never_accessed():
     note = Note(retrieval_count=3, created_at=NOW - dt.timedelta(days=9))
-    assert heat_factor(note, NOW, 0.05) == pytest.approx(1 + 0.05 * math.log(4) / 10)
+    assert seed_boost(note, NOW, 0.05) == pytest.approx(0.05 * math.log(4) / 10)
 
 
-def test_knowledge_notes_get_no_heat():
+def test_knowledge_notes_and_weight_zero_get_no_heat():
     note = Note(retrieval_count=50, last_accessed=NOW, note_type=Note.KNOWLEDGE)
-    assert heat_factor(note, NOW, 0.05) == 1.0
+    assert heat_bonus(note, NOW, 0.05, 60) == 0.0
+    assert heat_bonus(Note(retrieval_count=50, last_accessed=NOW), NOW, 0.0, 60) == 0.0
 
 
-def twins(alice):
-    """Two notes the legs cannot tell apart except by order: a heated one wins only through heat."""
+def twins(alice, swap_store, any_store):
+    """Two notes the fusion scores exactly alike: cold is dense rank 1 and BM25 rank 2, hot the reverse.
+
+    Without heat the tie goes to the dense leg's order (cold); heat may decide it.
+    """
     cold = put(alice, "Twin note about the harbour.", at_angle(20))
-    hot = put(alice, "Twin note about the harbour!", at_angle(20.5))
+    hot = put(alice, "Twin note about the harbour, the harbour.", at_angle(20))
+    swap_store(ScriptedDense(any_store, [(cold, 0.9), (hot, 0.9)]))
     return cold, hot
 
 
-def test_a_hot_memory_outranks_its_cold_twin(alice, any_store):
-    cold, hot = twins(alice)
-    assert search("harbour", alice, limit=1, heat=False, query_vector=QUERY)[0].note == cold
-    Note.objects.filter(pk=hot.pk).update(retrieval_count=30, last_accessed=timezone.now())
+def test_a_hot_memory_outranks_its_cold_twin(alice, any_store, swap_store):
+    cold, hot = twins(alice, swap_store, any_store)
+    first = search("harbour", alice, limit=2, heat=False, query_vector=QUERY, explain=True)
+    assert first[0].note == cold and first[0].rrf == pytest.approx(first[1].rrf)
+    Note.objects.filter(pk=hot.pk).update(retrieval_count=1, last_accessed=timezone.now())
     assert search("harbour", alice, limit=1, heat=False, query_vector=QUERY)[0].note == hot
 
 
-def test_a_hot_knowledge_note_does_not_outrank_its_cold_twin(alice, any_store):
-    cold, hot = twins(alice)
+def test_a_hot_memory_never_passes_one_a_rank_better_in_one_leg(alice, any_store, swap_store):
+    # Neither note has the query word: dense alone ranks them, better 1/61 against hot 1/62.
+    better = put(alice, "The ferry times for the weekend.", at_angle(20))
+    hot = put(alice, "A note that was asked about very often.", at_angle(20))
+    swap_store(ScriptedDense(any_store, [(better, 0.9), (hot, 0.9)]))
+    Note.objects.filter(pk=hot.pk).update(retrieval_count=10**6, last_accessed=timezone.now())
+    results = search("harbour", alice, limit=2, heat=False, query_vector=QUERY)
+    assert [r.note for r in results] == [better, hot]
+
+
+def test_a_hot_knowledge_note_does_not_outrank_its_cold_twin(alice, any_store, swap_store):
+    cold, hot = twins(alice, swap_store, any_store)
     Note.objects.filter(pk=hot.pk).update(retrieval_count=30, last_accessed=timezone.now(), note_type="knowledge")
     assert search("harbour", alice, limit=1, heat=False, query_vector=QUERY)[0].note == cold
 
 
-def test_the_boost_can_be_switched_off_for_ablations(alice, any_store):
-    cold, hot = twins(alice)
+def test_the_boost_can_be_switched_off_for_ablations(alice, any_store, swap_store):
+    cold, hot = twins(alice, swap_store, any_store)
     Note.objects.filter(pk=hot.pk).update(retrieval_count=30, last_accessed=timezone.now())
     plain = Pipeline(heat_boost=False)
     assert search("harbour", alice, limit=1, heat=False, pipeline=plain, query_vector=QUERY)[0].note == cold

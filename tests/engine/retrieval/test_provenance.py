@@ -108,7 +108,7 @@ def test_explain_gives_the_full_breakdown(alice, hit_and_neighbour):
     match, linked = search("harbour", alice, limit=1, explain=True, query_vector=QUERY)
     assert match.explain["dense_rank"] == 1 and match.explain["dense_score"] == pytest.approx(1.0, abs=1e-3)
     assert match.explain["bm25_rank"] == 1 and match.explain["bm25_score"] > 0
-    assert match.explain["rrf"] == pytest.approx(2 / 61) and match.explain["heat"] == 1.0
+    assert match.explain["rrf"] == pytest.approx(2 / 61) and match.explain["heat"] == 0.0
     assert (linked.explain["hop"], linked.explain["parent"]) == (1, str(hit.pk))
 
 
