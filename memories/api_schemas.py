@@ -118,7 +118,7 @@ class TurnsIn(In):
 
 class MemoryCreatedOut(Schema):
     id: str
-    outcome: Literal["created", "duplicate", "folded", "flagged"]
+    outcome: Literal["created", "duplicate", "folded", "flagged", "conflict"]
     links: list[str]
     similar_to: str | None
     similarity: float | None

@@ -26,6 +26,7 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
+from engine.write.contradiction import contradiction
 
 log = logging.getLogger(__name__)
 
@@ -360,11 +361,16 @@ class OfflineRules:
         return ops
 
     def should_merge(self, a: str, b: str) -> MergeDecision:
+        if contradiction(a, b) is not None:
+            return MergeDecision(should_merge=False)  # a fold must never mix facts
         return MergeDecision(should_merge=True, merged=keep_both(a, b))
 
     def evolution_judge(self, old: str, new: str) -> Judgement:
         vectors = self._vectors([old, new])
         similarity = float(vectors[0] @ vectors[1])
+        disagreement = contradiction(old, new)
+        if disagreement is not None:
+            return Judgement(verdict="CONFLICT", reason=f"offline: {disagreement}")
         if similarity >= NEAR_DUPLICATE:
             return Judgement(
                 verdict="EXPAND",
@@ -470,12 +476,37 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE_END_RE.split(" ".join(text.split())) if s.strip()]
 
 
+# Verbs that report a fact rather than state one: "Alex mentioned a wine bar" adds nothing
+# to "Alex enjoyed a wine bar".
+REPORTING = frozenset(
+    ["said", "says", "mentioned", "mentions", "told", "tells", "noted", "notes", "added", "adds", "shared", "shares"]
+)
+
+
 def keep_both(a: str, b: str) -> str:
-    """A followed by the sentences of B that A does not already contain."""
+    """A followed by the sentences of B that add something A does not already say.
+
+    A sentence of B adds nothing when its content words (no stop words, no reporting verbs)
+    all occur in A already — the same sentence again, or reworded (issue 14: an offline fold
+    once produced "Alex enjoyed a wine bar in Neukölln. Alex recommended a wine bar in
+    Neukölln. Alex mentioned …"). Each distinct fact is kept once.
+    """
     a_clean = " ".join(a.split())
     seen = {_norm(s) for s in sentences(a_clean)}
-    extra = [s for s in sentences(b) if _norm(s) not in seen]
+    known = _content_words(a_clean)
+    extra: list[str] = []
+    for sentence in sentences(b):
+        words = _content_words(sentence)
+        if _norm(sentence) in seen or (words and words <= known):
+            continue
+        extra.append(sentence)
+        seen.add(_norm(sentence))
+        known |= words
     return " ".join([a_clean, *extra]).strip() if a_clean else " ".join(extra)
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP_WORDS and w not in REPORTING}
 
 
 def looks_durable(statement: str) -> bool:

@@ -25,13 +25,15 @@ from engine.errors import InvalidInput, NotFound
 from engine.index import indexer
 from engine.index.embeddings import to_bytes
 from engine.layers import facts, importance
+from engine.maintenance import conflicts
 from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
+from engine.write.contradiction import contradiction
 from memories import access
 from memories.models import Agent, Note, NoteEvent
 
-CREATED, DUPLICATE, FOLDED, FLAGGED = "created", "duplicate", "folded", "flagged"
+CREATED, DUPLICATE, FOLDED, FLAGGED, CONFLICT = "created", "duplicate", "folded", "flagged", "conflict"
 
 
 @dataclass
@@ -178,10 +180,10 @@ class WriteResult:
     """What a write did: the note that now holds the text, and how it got there."""
 
     note: Note
-    outcome: str  # created | duplicate | folded | flagged
+    outcome: str  # created | duplicate | folded | flagged | conflict
     links: tuple[str, ...] = ()
     evolved: tuple[str, ...] = ()
-    similar_to: str | None = None  # the note it duplicated, folded into or resembled
+    similar_to: str | None = None  # the note it duplicated, folded into, resembled or contradicts
     similarity: float | None = None
 
 
@@ -229,6 +231,13 @@ def add_memory(
 
     raw = runtime.embedder().encode_one(given.checked.text)
     decision = dedup.decide(dedup.resemblances(agent, raw, given.subjects), cfg)
+    if decision.action in (dedup.FOLD, dedup.FLAG) and decision.target is not None:
+        # Near-identical wording can say opposite things ("Mia is 7" / "Mia just turned 9"):
+        # never fold those, nor leave them for the merge job; store the new text and open the
+        # pair for review.
+        reason = contradiction(decision.target.content, given.checked.text)
+        if reason is not None:
+            return _insert(given, decision, cfg, conflict_reason=reason)
     if decision.action == dedup.FOLD and decision.target is not None:
         folded = _fold(given, decision, cfg)
         if folded is not None:
@@ -252,8 +261,12 @@ def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteRe
     return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
 
 
-def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteResult:
+def _insert(
+    given: _Input, decision: dedup.Decision, cfg: EngineConfig, *, conflict_reason: str | None = None
+) -> WriteResult:
+    """Store ``given`` as a new note; with ``conflict_reason``, opened as a conflict with the target."""
     agent, text = given.agent, given.checked.text
+    conflicting = decision.target if conflict_reason is not None else None
     fields = construct(text, agent.pk, note_type=given.note_type)
     vector = recipe_vectors([(text, fields)])[0]
     link_plan = linking.plan(agent, text, linking.candidates(agent, vector, cfg))
@@ -261,7 +274,7 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
     if link_plan.targets and evolution.due(evolution.count_link_write(agent), cfg.evolve_every):
         evolve_plan = evolution.plan(agent, text, link_plan.targets, cfg)
 
-    flagged = decision.action == dedup.FLAG and decision.target is not None
+    flagged = decision.action == dedup.FLAG and decision.target is not None and conflicting is None
     note = Note(
         content=text,
         content_hash=content_hash(text),
@@ -301,8 +314,20 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
             actor=given.actor,
         )
         evolved = evolution.apply(evolve_plan, note, agent.pk, given.actor) if evolve_plan else []
+        if conflicting is not None and conflict_reason is not None:
+            conflicts.record(note, conflicting, f"[write] {conflict_reason}", given.actor)
+            note.refresh_from_db(fields=["conflict", "conflict_reason", "evolution_type"])
         _touch(agent)
         indexer.sync_after_commit([note.pk, *evolved])
+    if conflicting is not None:
+        return WriteResult(
+            note,
+            CONFLICT,
+            links=tuple(linked),
+            evolved=tuple(evolved),
+            similar_to=str(conflicting.pk),
+            similarity=decision.similarity,
+        )
     return WriteResult(
         note,
         FLAGGED if flagged else CREATED,

@@ -1,0 +1,71 @@
+"""A fold never mixes facts (issue 14): contradictions become two notes and a conflict; repeats collapse."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.llm.offline import keep_both
+from engine.write.contradiction import contradiction
+from engine.write.pipeline import CONFLICT, DUPLICATE, FOLDED, add_memory
+from memories.models import ConflictPair, Note
+
+
+def test_an_age_that_changed_gives_two_notes_and_a_conflict(alice, store):
+    old = add_memory("Mia is 7 years old.", alice)
+    new = add_memory("Mia just turned 9.", alice)
+    assert new.outcome == CONFLICT and new.similar_to == str(old.note.pk)
+    assert Note.objects.count() == 2
+    assert Note.objects.get(pk=old.note.pk).content == "Mia is 7 years old."  # nothing glued onto it
+    pair = ConflictPair.objects.get()
+    assert (pair.note_a_id, pair.note_b_id) == (new.note.pk, old.note.pk)
+    assert all(n.conflict for n in Note.objects.all())
+    assert not Note.objects.filter(pending_merge=True).exists()  # the merge job must not fold them later
+
+
+def test_the_same_sentence_three_times_is_one_sentence(alice, store):
+    outcomes = [add_memory(text, alice).outcome for text in ["Alex enjoyed a wine bar in Neukölln."] * 3]
+    assert outcomes[1:] == [DUPLICATE, DUPLICATE]
+    assert list(Note.objects.values_list("content", flat=True)) == ["Alex enjoyed a wine bar in Neukölln."]
+
+
+def test_a_reworded_repeat_folds_without_repeating_the_fact(alice, store):
+    first = add_memory("Alex enjoyed a wine bar in Neukölln.", alice)
+    for text in ["Alex enjoyed a wine bar in Neukölln!", "alex mentioned a wine bar in Neukölln."]:
+        result = add_memory(text, alice)
+        assert result.outcome in (FOLDED, DUPLICATE) and result.note.pk == first.note.pk
+    assert Note.objects.get().content == "Alex enjoyed a wine bar in Neukölln."
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Mia is 7.", "Mia just turned 9."),
+        ("Alex likes green tea in the morning.", "Alex no longer likes green tea in the morning."),
+        ("Alex drinks coffee every morning.", "Alex stopped drinking coffee every morning."),
+        ("Alex lives in Paris with his sister.", "Alex now lives in Lyon with his sister."),
+        ("The meeting is on Monday.", "The meeting is on Friday."),
+        ("Alex is a vegetarian.", "Alex is not a vegetarian."),
+    ],
+)
+def test_the_rules_see_a_contradiction(old, new):
+    assert contradiction(old, new) is not None
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Staging uses PostgreSQL 16 on its own server.", "Staging runs PostgreSQL 16 on its own server with 64 GB."),
+        ("Alex enjoyed a wine bar in Neukölln.", "Alex mentioned a wine bar in Neukölln."),
+        ("The API stores orders in PostgreSQL.", "The API stores its orders in PostgreSQL on a dedicated host."),
+    ],
+)
+def test_added_detail_is_not_a_contradiction(old, new):
+    assert contradiction(old, new) is None
+
+
+def test_keep_both_keeps_each_distinct_fact_once():
+    a = "Alex enjoyed a wine bar in Neukölln."
+    assert keep_both(a, "Alex mentioned a wine bar in Neukölln. It is called Weinerei.") == (
+        "Alex enjoyed a wine bar in Neukölln. It is called Weinerei."
+    )
+    assert keep_both(a, a + " " + a) == a
