@@ -25,6 +25,7 @@ from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25
 from engine.index.tokenize import tokenize
 from engine.layers import importance
 from engine.retrieval.heat import heat_bonus
+from engine.retrieval.language import dense_vote
 from engine.retrieval.links import note_cosine, walk_links
 from memories import access
 from memories.models import Agent, Note
@@ -60,17 +61,21 @@ class Pipeline:
     query_stop_words: bool = True
     # The forgetting-curve blend (engine/layers/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
     importance_weight: float | None = None
+    # The dense leg's RRF vote on a CJK query when the model is English-only (engine/retrieval/language.py);
+    # 0 skips the leg. Chosen on MADial zh/en (docs/benchmarks.md).
+    cjk_dense_weight: float = 0.0
 
 
 FULL = Pipeline()
 
 
-def rrf_fuse(ranked_lists: list[list[str]], k: int) -> dict[str, float]:
-    """Reciprocal rank fusion with 1-based ranks: each list adds 1/(k + rank)."""
+def rrf_fuse(ranked_lists: list[list[str]], k: int, weights: Sequence[float] | None = None) -> dict[str, float]:
+    """Reciprocal rank fusion with 1-based ranks: each list adds weight/(k + rank) (weight 1 by default)."""
     scores: dict[str, float] = {}
-    for ranked in ranked_lists:
+    for i, ranked in enumerate(ranked_lists):
+        weight = 1.0 if weights is None else weights[i]
         for rank, note_id in enumerate(ranked, start=1):
-            scores[note_id] = scores.get(note_id, 0.0) + 1.0 / (k + rank)
+            scores[note_id] = scores.get(note_id, 0.0) + weight / (k + rank)
     return scores
 
 
@@ -180,11 +185,13 @@ def search(
     pool = dense_pool_size(limit, pipeline=pipeline)
     qvec = query_vector if query_vector is not None else embed_query(query)
 
-    dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense else []
+    # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).
+    vote = dense_vote(query, runtime.embedder(), pipeline.cjk_dense_weight) if pipeline.lexical else 1.0
+    dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense and vote > 0 else []
     lexical: list[Hit] = []
     if pipeline.lexical:
         lexical = store.query_sparse(collection, bm25_query_vector(query_tokens(query, pipeline)), flt, pool)
-    fused = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k)
+    fused = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k, weights=(vote, 1.0))
     if not fused:
         return []
 

