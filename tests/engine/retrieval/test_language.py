@@ -14,7 +14,12 @@ from .conftest import QUERY, RecordingStore, at_angle, put
 
 @pytest.mark.parametrize(
     "text, cjk",
-    [("我们上周去哪里露营了？", True), ("Caroline 说她喜欢画画", True), ("Where did we go camping?", False), ("123", False)],
+    [
+        ("我们上周去哪里露营了？", True),
+        ("Caroline 说她喜欢画画", True),
+        ("Where did we go camping?", False),
+        ("123", False),
+    ],
 )
 def test_a_query_is_cjk_when_a_third_of_its_letters_are(text, cjk):
     assert is_cjk(text) == cjk
