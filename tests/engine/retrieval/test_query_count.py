@@ -1,0 +1,28 @@
+"""A search costs a constant number of database queries, whatever the limit and the links."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from engine.retrieval.search import search
+
+from .conftest import QUERY, at_angle, link, put
+
+
+def queries_for(agent, limit: int) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        results = search("harbour", agent, limit=limit, query_vector=QUERY)
+    assert any(r.via == "link" for r in results)
+    return len(captured.captured_queries)
+
+
+def test_read_back_and_link_walk_do_not_grow_with_the_results(alice, store):
+    notes = [put(alice, f"Harbour note number {i}.", at_angle(i)) for i in range(30)]
+    for a, b in zip(notes, notes[1:], strict=False):
+        link(a, b)
+        link(b, a)
+    search("harbour", alice, limit=1, query_vector=QUERY)  # anything left to index is synced here
+    small, large = queries_for(alice, 1), queries_for(alice, 20)
+    # dirty check, read-back, two link levels (links + targets each), the heat UPDATE
+    assert small == large <= 7
