@@ -86,20 +86,65 @@ def _numbers(text: str) -> set[str]:
     return found
 
 
-def _names(text: str) -> set[str]:
-    """Capitalised words and CJK runs: the people, places and things a sentence is about."""
-    latin = {w for w in _WORD.findall(text) if w[:1].isupper() and w.lower() not in _MONTHS}
-    cjk = set(re.findall(r"[\u4e00-\u9fff]{2,}", text))
-    return latin | cjk
+# Words that open a sentence without saying what it is about.
+_OPENERS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "its",
+        "i",
+        "we",
+        "you",
+        "he",
+        "she",
+        "they",
+        "it",
+        "there",
+        "here",
+        "so",
+        "and",
+        "but",
+        "also",
+        "then",
+        "well",
+        "oh",
+        "yes",
+        "no",
+    ]
+)
+
+
+def subject(text: str) -> str:
+    """The first word that names something — "mia" in "Mia is 7", "staging" in "The staging
+    database …": a cheap stand-in for the sentence's subject. Two texts about different
+    things ("staging" / "production" database, PostgreSQL 16 / 15) do not contradict."""
+    for word in _WORD.findall(text):
+        if word.lower() not in _OPENERS:
+            return word.lower()
+    return ""
 
 
 def contradiction(old: str, new: str) -> str | None:
-    """Why ``new`` may contradict ``old`` (a reason for the reviewer), or None."""
-    shared = _names(old) & _names(new)
+    """Why ``new`` may contradict ``old`` (a reason for the reviewer), or None.
+
+    Only texts about the same subject can contradict each other.
+    """
+    if subject(old) != subject(new):
+        return None
     old_numbers, new_numbers = _numbers(old), _numbers(new)
     # Each side has a number the other lacks: 7 / 9. A number only added is detail: 16 / 16 and 64.
-    differ = bool(old_numbers - new_numbers) and bool(new_numbers - old_numbers)
-    if differ and (shared or not (_names(old) or _names(new))):
+    if old_numbers - new_numbers and new_numbers - old_numbers:
         return f"different numbers or dates: {', '.join(sorted(old_numbers))} / {', '.join(sorted(new_numbers))}"
     if bool(_NEGATIONS.search(old)) != bool(_NEGATIONS.search(new)):
         return "one text negates what the other states"

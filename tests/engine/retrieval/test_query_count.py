@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -19,7 +21,7 @@ def queries_for(agent, limit: int) -> int:
 
 def test_read_back_and_link_walk_do_not_grow_with_the_results(alice, store):
     notes = [put(alice, f"Harbour note number {i}.", at_angle(i)) for i in range(30)]
-    for a, b in zip(notes, notes[1:], strict=False):
+    for a, b in itertools.pairwise(notes):
         link(a, b)
         link(b, a)
     search("harbour", alice, limit=1, query_vector=QUERY)  # anything left to index is synced here

@@ -57,6 +57,7 @@ def test_the_rules_see_a_contradiction(old, new):
         ("Staging uses PostgreSQL 16 on its own server.", "Staging runs PostgreSQL 16 on its own server with 64 GB."),
         ("Alex enjoyed a wine bar in Neukölln.", "Alex mentioned a wine bar in Neukölln."),
         ("The API stores orders in PostgreSQL.", "The API stores its orders in PostgreSQL on a dedicated host."),
+        ("The staging database runs PostgreSQL 16.", "The production database runs PostgreSQL 15."),
     ],
 )
 def test_added_detail_is_not_a_contradiction(old, new):
