@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from engine import runtime
 from engine.index.vector_cache import VectorCache
@@ -47,6 +48,7 @@ def test_a_caller_changing_its_vectors_does_not_change_the_cache():
     assert cache.encode("passage", ["a"], compute).tolist() == [[1, 1]]
 
 
+@pytest.mark.realmodel  # the cache in front of the real MiniLM
 def test_the_real_model_embeds_a_repeated_text_once_with_the_same_vector(monkeypatch):
     embedder = runtime.embedder()
     text = "A sentence nobody embedded before in this process: 7f3a."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.utils import timezone
 
 from engine.index import indexer
@@ -13,6 +14,8 @@ from memories.models import Note
 # shares the query's unique word (BM25 rank 1, dense rank 31: outside the dense pool of 20).
 TREKS = [f"Alex went trekking in the Alps with friends, day {i}, and slept in a mountain hut." for i in range(30)]
 UNIQUE = "The courier left the parcel with Zephyrine next door on Tuesday."
+
+pytestmark = pytest.mark.realmodel  # retrieval quality: real MiniLM vectors
 
 
 def write(alice, texts: list[str]) -> list[Note]:

@@ -50,6 +50,7 @@ def test_weights_scale_each_lists_vote():
     assert rrf_fuse([["a"], ["b"]], 60, weights=(0.5, 1.0)) == pytest.approx({"a": 0.5 / 61, "b": 1 / 61})
 
 
+@pytest.mark.realmodel  # the English-only MiniLM (test-hash reads CJK bigrams: multilingual)
 def test_a_chinese_query_skips_the_dense_leg_of_an_english_model(alice, store, swap_store):
     # The test embedder is the default English MiniLM.
     put(alice, "我们去山里露营了一个星期。", at_angle(0))

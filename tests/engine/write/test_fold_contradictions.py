@@ -10,6 +10,7 @@ from engine.write.pipeline import CONFLICT, DUPLICATE, FOLDED, add_memory
 from memories.models import ConflictPair, Note
 
 
+@pytest.mark.realmodel  # relies on meaning: the two texts must resemble each other (cos ≥ 0.72)
 def test_an_age_that_changed_gives_two_notes_and_a_conflict(alice, store):
     old = add_memory("Mia is 7 years old.", alice)
     new = add_memory("Mia just turned 9.", alice)
@@ -28,6 +29,7 @@ def test_the_same_sentence_three_times_is_one_sentence(alice, store):
     assert list(Note.objects.values_list("content", flat=True)) == ["Alex enjoyed a wine bar in Neukölln."]
 
 
+@pytest.mark.realmodel  # relies on meaning (paraphrase similarity ≥ 0.85)
 def test_a_reworded_repeat_folds_without_repeating_the_fact(alice, store):
     first = add_memory("Alex enjoyed a wine bar in Neukölln.", alice)
     for text in ["Alex enjoyed a wine bar in Neukölln!", "alex mentioned a wine bar in Neukölln."]:
