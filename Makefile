@@ -44,12 +44,14 @@ run: install
 	$(PY) manage.py amem_schedules
 	$(MAKE) --no-print-directory serve
 
-# Web (owns the embedded index) + one django-q2 worker (never opens it).
+# Web (gunicorn: one process that owns the embedded index, AMEM_THREADS threads; gunicorn.conf.py)
+# + one django-q2 worker (never opens it). Static files: collected once, served by WhiteNoise.
 serve:
 	@echo "amem on http://$(HOST):$(PORT)/  (admin: /admin/, API docs: /api/v1/docs, Ctrl-C stops both)"
+	@$(PY) manage.py collectstatic --noinput --verbosity 0
 	@AMEM_PROCESS_ROLE=worker $(PY) manage.py qcluster & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
-	$(PY) manage.py runserver $(HOST):$(PORT) --noreload --insecure
+	AMEM_BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py amem_site.wsgi
 
 test: install browser
 	$(VENV)/bin/pytest

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, ValidationError
+from ninja.errors import AuthenticationError, Throttled, ValidationError
 
 from engine.errors import (
     AmemError,
@@ -82,6 +83,14 @@ def request_invalid(request, exc: ValidationError):
 def unauthenticated(request, exc: AuthenticationError):
     response = api.create_response(request, {"detail": "missing, unknown or revoked API key"}, status=401)
     response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(Throttled)
+def throttled(request, exc: Throttled):
+    # Raised by a rate limit (memories/throttles.py); Retry-After in whole seconds (RFC 9110).
+    response = api.create_response(request, {"detail": "too many requests; retry later"}, status=429)
+    response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
     return response
 
 

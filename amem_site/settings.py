@@ -37,6 +37,16 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
+# --- HTTPS -------------------------------------------------------------------------
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto, request.is_secure() is true for
+# HTTPS requests only when this is on (never turn it on without such a proxy: clients could lie).
+if env_bool("AMEM_BEHIND_HTTPS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Session and CSRF cookies sent only over HTTPS. On by default when served behind HTTPS; the
+# default is off so the plain-HTTP demo on 127.0.0.1 can log in.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("AMEM_SECURE_COOKIES", env_bool("AMEM_BEHIND_HTTPS_PROXY", False))
+SESSION_COOKIE_HTTPONLY = True
+
 # --- Data directory ----------------------------------------------------------
 AMEM_DATA_DIR = Path(env_str("AMEM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
 
@@ -71,6 +81,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A bounded pool (psycopg_pool, Django 5.2) instead of a connection per thread kept for
+    # CONN_MAX_AGE: the server never holds more than AMEM_DB_POOL_SIZE connections, however many
+    # threads serve requests; a request that finds the pool empty waits AMEM_DB_POOL_TIMEOUT s.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool, not Django, keeps connections
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env_int("AMEM_DB_POOL_SIZE", 8, minimum=1),
+        "timeout": env_float("AMEM_DB_POOL_TIMEOUT", 10.0, low=0.1),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Applications ------------------------------------------------------------
@@ -85,12 +105,16 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_q",
+    "axes",
     "memories",
     "review",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files (review app CSS and vendored htmx, admin) from the app server itself: gunicorn
+    # does not serve them and a one-machine setup has no proxy (docs/deploy.md).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -98,7 +122,47 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a lockout raised during authentication into its answer.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# --- Login lockout (django-axes) and API rate limits ---------------------------------
+# AxesStandaloneBackend first: it refuses a locked-out login before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_ENABLED = env_bool("AMEM_LOGIN_LOCKOUT", True)
+AXES_FAILURE_LIMIT = env_int("AMEM_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = env_float("AMEM_LOGIN_COOLOFF_MINUTES", 15.0, low=0.01) / 60  # hours
+# A (user name, address) pair is locked: a guesser cannot lock a reviewer out from elsewhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_IPWARE_PROXY_COUNT = env_int("AMEM_PROXY_COUNT", 0, minimum=0) or None
+# Per API key (memories/throttles.py), in django-ninja's "N/s|m|h|d" form; 429 with Retry-After.
+AMEM_API_RATE = env_str("AMEM_API_RATE", "600/m")
+# Requests with a missing or unknown key, per client address, before that address gets 429s.
+AMEM_API_BAD_KEY_RATE = env_str("AMEM_API_BAD_KEY_RATE", "20/m")
+
+# --- Content-Security-Policy (django-csp) ---------------------------------------------
+# Scripts and styles from this origin only: the review app ships htmx vendored and its CSS;
+# htmx's injected indicator <style> is switched off in base.html (includeIndicatorStyles).
+# style="…" attributes stay allowed (chart bars, the admin) — they cannot run code.
+# The API's Swagger page (/api/v1/docs) loads its assets from a CDN, so /api/ is left out.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 ROOT_URLCONF = "amem_site.urls"
 WSGI_APPLICATION = "amem_site.wsgi.application"
@@ -130,6 +194,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = AMEM_DATA_DIR / "static"
+# Without collectstatic (tests, a checkout run straight away) WhiteNoise finds files the way
+# runserver does; `make run` collects them once.
+WHITENOISE_USE_FINDERS = True
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns on every start while it is missing
 LOGIN_URL = "/review/login/"
 LOGIN_REDIRECT_URL = "/review/"
 LOGOUT_REDIRECT_URL = "/review/login/"

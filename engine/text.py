@@ -73,6 +73,16 @@ def storable(text: str) -> bool:
     return not _CONTROL.search(text) and not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
 
 
+def check_storable(value: object, field: str) -> str:
+    """Any caller-supplied text (a query, a turn, a label, an id): a string the database and the
+    tokenizer can take, or InvalidInput naming ``field``. The API does the same in its schemas."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string")
+    if not storable(value):
+        raise InvalidInput(f"{field} must not contain control characters or lone surrogates")
+    return value
+
+
 def check_context(context: object, *, max_chars: int) -> str:
     """A caller-supplied context line (what the note answers or where it happened); may be empty."""
     if context is None:

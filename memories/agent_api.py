@@ -40,17 +40,27 @@ from memories.api_schemas import (
     TurnsOut,
 )
 from memories.models import SHARED_AGENT, Agent, ApiKey, Note
+from memories.throttles import BadKeyThrottle, KeyRateThrottle
 
 
 class AgentKey(HttpBearer):
     """``Authorization: Bearer <key>`` → the key's agent; unknown, revoked or inactive → 401."""
+
+    def __call__(self, request: HttpRequest):
+        # Also for a missing header (ninja would not call authenticate): every failure counts.
+        failures = BadKeyThrottle()
+        failures.refuse_if_over(request)
+        agent = super().__call__(request)
+        if agent is None:
+            failures.record_failure(request)
+        return agent
 
     def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
         key = ApiKey.authenticate(token) if token else None
         return key.agent if key is not None else None
 
 
-router = Router(auth=AgentKey(), tags=["memories"])
+router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memories"])
 
 
 def _agent(request: HttpRequest) -> Agent:

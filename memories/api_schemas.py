@@ -21,8 +21,10 @@ MAX_MESSAGES = 100
 MAX_LIST_LIMIT = 100
 
 
-# Short labels (subjects, sources, sessions, roles) are checked here so the answer names the
-# field; the engine refuses the same characters (engine/text.py: storable) for every caller.
+# Every text field of every request (texts, queries, contexts, labels) is checked here, once, so
+# the answer is a 400 naming the field before anything is read or written; the engine refuses the
+# same characters (engine/text.py: storable) for every other caller. The rule is what PostgreSQL
+# and the tokenizer cannot take: NUL and other control characters, lone surrogates.
 def _storable(value: str) -> str:
     if not storable(value):
         raise ValueError("must not contain control characters or lone surrogates")
@@ -44,7 +46,8 @@ def _storable_moment(value: dt.datetime) -> dt.datetime:
         raise ValueError("is out of range once converted to UTC") from None
 
 
-Label = Annotated[str, AfterValidator(_storable)]
+Text = Annotated[str, AfterValidator(_storable)]
+Label = Text
 Moment = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_storable_moment)]
 Scope = Literal["private", "shared"]
 
@@ -56,7 +59,7 @@ class In(Schema):
 
 
 class MemoryIn(In):
-    text: str
+    text: Text
     scope: Scope = "private"
     subjects: list[Label] = []
     sources: list[Label] = []
@@ -65,16 +68,16 @@ class MemoryIn(In):
 
 
 class EpisodicIn(In):
-    text: str
+    text: Text
     scope: Scope = "private"
     subjects: list[Label] = []
     sources: list[Label] = []
     occurred_at: Moment | None = None
-    context: str = ""
+    context: Text = ""
 
 
 class TurnIn(In):
-    text: str
+    text: Text
     session: Label = ""
     source: Label | None = None
     occurred_at: Moment | None = None
@@ -88,7 +91,7 @@ class ConversationIn(In):
 
 
 class SearchIn(In):
-    query: str
+    query: Text
     limit: StrictInt = Field(5, ge=1, le=MAX_SEARCH_LIMIT)
     subject: Label | None = None
     topics_filter: list[Label] | None = None
@@ -102,13 +105,13 @@ class ListQuery(Schema):
 
 
 class PatchIn(In):
-    text: str
+    text: Text
     sources: list[Label] = []
 
 
 class MessageIn(In):
     role: Label = Field(min_length=1, max_length=50)
-    content: str
+    content: Text
 
 
 class TurnsIn(In):

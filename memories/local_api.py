@@ -12,6 +12,7 @@ from ninja.security import HttpBearer
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_memory, resolve_agent
+from memories.api_schemas import Text
 from memories.local_bridge import token_matches
 
 
@@ -24,15 +25,15 @@ router = Router(auth=LocalToken(), tags=["local"])
 
 
 class SearchIn(Schema):
-    agent: str
-    query: str
+    agent: Text
+    query: Text
     limit: int = 5
     subject: str | None = None
 
 
 class AddIn(Schema):
-    agent: str
-    text: str
+    agent: Text
+    text: Text
     scope: str = "private"
     subjects: list[str] = []
     sources: list[str] = []

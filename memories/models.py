@@ -141,6 +141,12 @@ class Note(models.Model):
     content = models.TextField()
     # sha256 of the normalised text (engine/text.py): L1 dedup key.
     content_hash = models.CharField(max_length=64, db_index=True)
+    # The L1 claim of a note written by add_memory: sha256 of its content hash and subjects.
+    # Unique among an agent's active notes (constraint below), so of two concurrent writes of
+    # the same text one inserts and the other is answered "duplicate". Dropped by save() once
+    # the note is retired or its text or subjects change: it then no longer holds that text.
+    # NULL, not "": NULLs never clash in a unique constraint, on SQLite and PostgreSQL alike.
+    write_key = models.CharField(max_length=64, null=True, blank=True, editable=False)  # noqa: DJ001
     keywords = models.JSONField(default=list, blank=True)
     tags = models.JSONField(default=list, blank=True)
     context = models.TextField(blank=True)
@@ -208,9 +214,31 @@ class Note(models.Model):
             # Nightly jobs walk an agent's active notes by day.
             models.Index(fields=["agent_id", "is_active", "created_at"], name="note_agent_active_idx"),
         ]
+        constraints = [
+            # L1 dedup under concurrency (DESIGN §3); NULL keys (episodic, imported, edited) never clash.
+            models.UniqueConstraint(
+                fields=["agent_id", "write_key"],
+                condition=models.Q(is_active=True),
+                name="note_unique_active_write_key",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.content[:80]
+
+    def save(self, *args, **kwargs) -> None:
+        if self.write_key and (
+            not self.is_active or self.write_key != self.exact_key(self.content_hash, self.subjects)
+        ):
+            self.write_key = None  # retired or rewritten: the claim on the old text is released
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "write_key"}
+        super().save(*args, **kwargs)
+
+    @staticmethod
+    def exact_key(content_hash: str, subjects) -> str:
+        """The L1 identity of a text: its normalised hash and who it is about (order-free)."""
+        return hashlib.sha256(f"{content_hash}|{sorted(subjects or [])!r}".encode()).hexdigest()
 
     def mark_dirty(self) -> None:
         """Flag for re-indexing; call before ``save()`` inside the write's transaction."""

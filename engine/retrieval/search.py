@@ -27,6 +27,7 @@ from engine.layers import importance
 from engine.retrieval.heat import heat_bonus
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import note_cosine, walk_links
+from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
 
@@ -173,6 +174,9 @@ def search(
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
+    check_storable(query, "query")
+    if subject is not None:
+        check_storable(subject, "subject")
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     topics = clean_topics(topics_filter)

@@ -28,7 +28,7 @@ from engine.errors import AmemError, InvalidInput
 from engine.index.store import cosine
 from engine.llm.types import CrudOp
 from engine.retrieval.search import search
-from engine.text import check_content
+from engine.text import check_content, check_storable
 from engine.write import edit
 from engine.write.pipeline import add_memory, clean_labels, resolve_agent
 from memories import access
@@ -79,6 +79,8 @@ def _turns(dialogue: object) -> list[tuple[str, str]]:
             raise InvalidInput("each dialogue turn must be (role, text) or {role, content}")
         if not isinstance(role, str) or not isinstance(text, str):
             raise InvalidInput("dialogue roles and texts must be strings")
+        check_storable(role, "role")
+        check_storable(text, "content")
         turns.append((role.strip().lower(), text))
     return turns
 

@@ -16,7 +16,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import runtime
@@ -26,7 +26,15 @@ from engine.index import indexer
 from engine.index.embeddings import to_bytes
 from engine.layers import facts, importance
 from engine.maintenance import conflicts
-from engine.text import CheckedText, check_content, check_context, content_hash, embedding_text, storable
+from engine.text import (
+    CheckedText,
+    check_content,
+    check_context,
+    check_storable,
+    content_hash,
+    embedding_text,
+    storable,
+)
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
 from engine.write.contradiction import contradiction
@@ -55,7 +63,7 @@ def resolve_agent(agent: Agent | str) -> Agent:
         if not agent.is_active:
             raise NotFound(f"agent {agent.pk!r} is not active")
         return agent
-    found = Agent.objects.filter(pk=str(agent), is_active=True).first()
+    found = Agent.objects.filter(pk=check_storable(str(agent), "agent"), is_active=True).first()
     if found is None:
         raise NotFound(f"no active agent {agent!r}")
     return found
@@ -297,6 +305,31 @@ def _insert(
     triples, origin = (
         (fields.facts, "llm") if fields.facts else (facts.extract_patterns(text, given.subjects), "offline")
     )
+    note.write_key = Note.exact_key(note.content_hash, note.subjects)
+    try:
+        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin, conflict_reason)
+    except IntegrityError:
+        # A concurrent write of the same text committed first (note_unique_active_write_key):
+        # the same answer it would have got a moment later from L1.
+        winner = Note.objects.filter(agent_id=note.agent_id, write_key=note.write_key, is_active=True).first()
+        if winner is None:
+            raise
+        return WriteResult(winner, DUPLICATE, similar_to=str(winner.pk), similarity=1.0)
+
+
+def _store_insert(
+    given: _Input,
+    decision: dedup.Decision,
+    note: Note,
+    link_plan,
+    evolve_plan,
+    triples,
+    origin: str,
+    conflict_reason: str | None = None,
+) -> WriteResult:
+    agent, text = given.agent, given.checked.text
+    conflicting = decision.target if conflict_reason is not None else None
+    flagged = decision.action == dedup.FLAG and decision.target is not None and conflicting is None
     with transaction.atomic():
         note.save(force_insert=True)
         facts.record_from_note(note, agent, triples, origin)

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET
 
 from engine.config import get_config
 from engine.curation import undoable_ids
-from engine.errors import AmemError
+from engine.errors import AmemError, InvalidInput
 from engine.layers import facts
 from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
@@ -182,7 +182,7 @@ def browser(request: HttpRequest, agent_id: str) -> HttpResponse:
     else:
         notes = _filtered(Note.objects.filter(agent_id=agent_id), f)
         context["page"] = Paginator(notes.order_by("-created_at"), PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "review/browser.html", "results", context)
+    return render(request, "review/browser.html", "results", context, status=context.pop("http_status", 200))
 
 
 def _search(request: HttpRequest, agent_id: str, query: str) -> dict:
@@ -192,6 +192,8 @@ def _search(request: HttpRequest, agent_id: str, query: str) -> dict:
         return {"error": "Search needs an agent; shared notes can be browsed without a query."}
     try:
         results = search(query, agent, limit=SEARCH_LIMIT, explain=True, heat=False)
+    except InvalidInput as exc:  # e.g. a control character in the query: the page says so, with a 400
+        return {"error": str(exc), "http_status": 400}
     except AmemError as exc:
         return {"error": str(exc)}
     # The agent may read notes of other agents (shared or granted): show only what this user reviews.

@@ -34,7 +34,7 @@ def test_the_episodic_path_does_not_deduplicate(as_alice, store):
     [
         ({"text": "short"}, 422, "[quality]"),
         ({"text": TEXT, "note_type": "memory"}, 400, "note_type: unknown field"),
-        ({"text": TEXT, "context": "bell \x07 inside"}, 400, "context contains control characters"),
+        ({"text": TEXT, "context": "bell \x07 inside"}, 400, "context: must not contain control characters"),
     ],
 )
 def test_bad_episodic_input_writes_nothing(body, status, detail, as_alice, store, snapshot):

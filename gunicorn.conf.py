@@ -1,0 +1,23 @@
+"""gunicorn settings for amem (`make run`, docs/deploy.md): `gunicorn -c gunicorn.conf.py amem_site.wsgi`.
+
+ONE worker process: the embedded Qdrant shard (qdrant-edge) is opened by exactly one process,
+the one serving the API; a second worker could not open it. Concurrency comes from threads
+(gthread): model calls and database waits release the GIL. Keep AMEM_DB_POOL_SIZE ≥ AMEM_THREADS
+on PostgreSQL so no thread waits for a connection (docs/configuration.md).
+"""
+
+import os
+
+bind = os.environ.get("AMEM_BIND", "127.0.0.1:8000")
+workers = 1  # never more: see above
+worker_class = "gthread"
+threads = int(os.environ.get("AMEM_THREADS", "8"))
+# A write can wait on a model (AMEM_LLM_TIMEOUT, retries); a worker silent this long is restarted.
+timeout = int(os.environ.get("AMEM_WORKER_TIMEOUT", "180"))
+graceful_timeout = 30
+keepalive = 5
+accesslog = os.environ.get("AMEM_ACCESS_LOG", "-") or None
+errorlog = "-"
+loglevel = os.environ.get("AMEM_LOG_LEVEL", "info").lower()
+# The app is imported in the worker (not the master): the process that serves owns the index.
+preload_app = False

@@ -1,0 +1,80 @@
+"""Rate limits of the agent API (django-ninja's throttles; counts in Django's cache).
+
+Two limits, both answered 429 with Retry-After:
+- per API key (``AMEM_API_RATE``): a well-behaved agent never notices it; a runaway loop does.
+- per client address for requests whose key is missing or unknown (``AMEM_API_BAD_KEY_RATE``):
+  ninja authenticates before it throttles, so a key guesser would otherwise only ever see 401s.
+  Once over the limit the address is refused before its key is looked up, right key or not.
+
+The cache is the default (per-process memory): the server runs one process (docs/deploy.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+from django.conf import settings
+from django.http import HttpRequest
+from ninja.errors import Throttled
+from ninja.throttling import AnonRateThrottle, AuthRateThrottle
+
+
+def bearer(request: HttpRequest) -> str:
+    header = request.headers.get("Authorization", "")
+    return header.partition(" ")[2].strip() if header.lower().startswith("bearer ") else ""
+
+
+class KeyRateThrottle(AuthRateThrottle):
+    """Requests per API key (the key's hash, so two keys of one agent count apart).
+
+    ninja keeps one throttle object per route and stores the request's history on it: the lock
+    keeps two threads from counting into each other's read-modify-write of the cache.
+    """
+
+    scope = "key"
+    _lock = threading.Lock()
+
+    def allow_request(self, request: HttpRequest) -> bool:
+        with self._lock:
+            # Read per request, not once at import: the setting can change (tests, reloads).
+            self.rate = settings.AMEM_API_RATE
+            self.num_requests, self.duration = self.parse_rate(self.rate)
+            return super().allow_request(request)
+
+    def __init__(self) -> None:
+        super().__init__(settings.AMEM_API_RATE)
+
+    def get_cache_key(self, request: HttpRequest) -> str:
+        ident = hashlib.sha256(bearer(request).encode()).hexdigest()
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+class BadKeyThrottle(AnonRateThrottle):
+    """Failed authentications per client address."""
+
+    scope = "bad_key"
+
+    def __init__(self) -> None:
+        super().__init__(settings.AMEM_API_BAD_KEY_RATE)
+
+    def get_cache_key(self, request: HttpRequest) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    _lock = threading.Lock()
+
+    def refuse_if_over(self, request: HttpRequest) -> None:
+        """Raise Throttled when the address already used up its failures (records nothing)."""
+        if self.rate is None:
+            return
+        self.key = self.get_cache_key(request)
+        self.now = self.timer()
+        self.history = [t for t in self.cache.get(self.key, []) if t > self.now - self.duration]
+        if self.num_requests is not None and len(self.history) >= self.num_requests:
+            raise Throttled(wait=self.wait())
+
+    def record_failure(self, request: HttpRequest) -> None:
+        """Count one failed authentication; raise Throttled if that was one too many."""
+        with self._lock:
+            if not self.allow_request(request):
+                raise Throttled(wait=self.wait())
