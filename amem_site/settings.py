@@ -9,6 +9,7 @@ model and the rule-based (offline) LLM provider.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -137,11 +138,29 @@ AXES_COOLOFF_TIME = env_float("AMEM_LOGIN_COOLOFF_MINUTES", 15.0, low=0.01) / 60
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
+# The address is REMOTE_ADDR unless AMEM_PROXY_COUNT trusted proxies set X-Forwarded-For (which a
+# client could otherwise forge to dodge the lockout).
 AXES_IPWARE_PROXY_COUNT = env_int("AMEM_PROXY_COUNT", 0, minimum=0) or None
-# Per API key (memories/throttles.py), in django-ninja's "N/s|m|h|d" form; 429 with Retry-After.
-AMEM_API_RATE = env_str("AMEM_API_RATE", "600/m")
+AXES_IPWARE_META_PRECEDENCE_ORDER = (
+    ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if AXES_IPWARE_PROXY_COUNT else ["REMOTE_ADDR"]
+)
+
+
+def _rate(name: str, default: str) -> str:
+    """A django-ninja rate ("600/m": requests per s, m, h or d), checked at start-up."""
+    value = env_str(name, default)
+    if not re.fullmatch(r"[1-9][0-9]*/[smhd]", value):
+        raise ImproperlyConfigured(f"{name}={value!r} is not a rate like 600/m (per s, m, h or d)")
+    return value
+
+
+# Per API key (memories/throttles.py); 429 with Retry-After.
+AMEM_API_RATE = _rate("AMEM_API_RATE", "600/m")
 # Requests with a missing or unknown key, per client address, before that address gets 429s.
-AMEM_API_BAD_KEY_RATE = env_str("AMEM_API_BAD_KEY_RATE", "20/m")
+AMEM_API_BAD_KEY_RATE = _rate("AMEM_API_BAD_KEY_RATE", "20/m")
+# The client address ninja's throttles count by: REMOTE_ADDR, or with N trusted proxies in front
+# the Nth address from the right of X-Forwarded-For (a client cannot forge its way around it).
+NINJA_NUM_PROXIES = env_int("AMEM_PROXY_COUNT", 0, minimum=0)
 
 # --- Content-Security-Policy (django-csp) ---------------------------------------------
 # Scripts and styles from this origin only: the review app ships htmx vendored and its CSS;

@@ -1,0 +1,154 @@
+#!/usr/bin/env python
+"""Load test: N concurrent clients of mixed search/write against gunicorn on PostgreSQL.
+
+Run by hand (docs/benchmarks.md has the figures):
+
+    .venv/bin/python bench/load.py                           # 16 clients, 60 s, pool 8, 8 threads
+    .venv/bin/python bench/load.py --clients 4 --seconds 10  # quicker
+
+It starts its own server (tests/live/server.py: a fresh PostgreSQL database and data dir,
+gunicorn with gunicorn.conf.py on a free 127.0.0.1 port, the offline LLM), loads --seed
+notes, then runs the clients for --seconds: each request is a search (--search-share) or a
+full-pipeline write (POST /memories) of an unrelated text. Loopback only; bounded in time.
+Meanwhile it samples pg_stat_activity for the server's database every 0.2 s.
+
+Reports: requests, errors (any non-2xx or transport failure), req/s, p50/p95/max latency per
+kind, and the most connections the server held against AMEM_DB_POOL_SIZE. Exits 1 on any
+error or if the connections ever exceeded the pool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.live.server import PG_ADMIN_URL, LiveServer, postgres_available  # noqa: E402
+from tests.live.texts import unrelated_words  # noqa: E402
+
+QUERIES = ["anchor and kettle", "a glacier near the harbor", "violin lessons", "copper walnut", "the rocket launch"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class ConnectionSampler(threading.Thread):
+    """The server's connections to its database (pg_stat_activity), sampled until stopped."""
+
+    def __init__(self, database: str) -> None:
+        super().__init__(daemon=True)
+        self.database, self.samples, self.done = database, [], threading.Event()
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+            while not self.done.is_set():
+                row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,))
+                self.samples.append(row.fetchone()[0])
+                time.sleep(0.2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--threads", type=int, default=8, help="gunicorn threads (AMEM_THREADS)")
+    parser.add_argument("--pool", type=int, default=8, help="AMEM_DB_POOL_SIZE")
+    parser.add_argument("--seed", type=int, default=300, help="notes stored before the run")
+    parser.add_argument("--search-share", type=float, default=0.75)
+    args = parser.parse_args()
+    if not postgres_available():
+        print(f"PostgreSQL is not reachable at {PG_ADMIN_URL}", file=sys.stderr)
+        return 2
+
+    server = LiveServer(
+        Path(tempfile.mkdtemp(prefix="amem-load-")), backend="postgres", threads=args.threads, pool_size=args.pool
+    )
+    try:
+        server.prepare().start()
+        turns = [{"text": f"Seed {i}: {unrelated_words(900_000 + i, 8)}."} for i in range(args.seed)]
+        for start in range(0, len(turns), 100):
+            assert server.call("POST", "/api/v1/conversations", {"turns": turns[start : start + 100]}).status == 201
+
+        latencies: dict[str, list[float]] = {"search": [], "write": []}
+        errors: list[str] = []
+        lock = threading.Lock()
+        sampler = ConnectionSampler(server.database)
+        sampler.start()
+        end = time.monotonic() + args.seconds
+
+        def client(n: int) -> None:
+            rng = random.Random(n)
+            i = 0
+            while time.monotonic() < end:
+                if rng.random() < args.search_share:
+                    kind, method, path = "search", "POST", "/api/v1/memories/search"
+                    body: dict = {"query": rng.choice(QUERIES), "limit": 5}
+                else:
+                    kind, method, path = "write", "POST", "/api/v1/memories"
+                    body = {"text": f"Client {n} item {i}: {unrelated_words(n * 100_000 + i, 8)}."}
+                    i += 1
+                began = time.perf_counter()
+                try:
+                    answer = server.call(method, path, body, timeout=60)
+                    ok, status = 200 <= answer.status < 300, answer.status
+                except OSError as exc:
+                    ok, status = False, repr(exc)
+                took = time.perf_counter() - began
+                with lock:
+                    latencies[kind].append(took)
+                    if not ok:
+                        errors.append(f"{kind}: {status}")
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(args.clients) as pool:
+            list(pool.map(client, range(args.clients)))
+        elapsed = time.monotonic() - started
+        sampler.done.set()
+        sampler.join()
+
+        total = sum(len(v) for v in latencies.values())
+        report = {
+            "clients": args.clients,
+            "seconds": round(elapsed, 1),
+            "threads": args.threads,
+            "pool": args.pool,
+            "requests": total,
+            "errors": len(errors),
+            "req_per_s": round(total / elapsed, 1),
+            "max_connections_seen": max(sampler.samples, default=0),
+            "connection_samples": len(sampler.samples),
+        }
+        for kind, values in latencies.items():
+            report[kind] = {
+                "n": len(values),
+                "p50_ms": round(percentile(values, 0.50) * 1000, 1),
+                "p95_ms": round(percentile(values, 0.95) * 1000, 1),
+                "max_ms": round(max(values, default=float("nan")) * 1000, 1),
+                "mean_ms": round(statistics.fmean(values) * 1000, 1) if values else None,
+            }
+        print(json.dumps(report, indent=2))
+        if errors:
+            print("first errors:", errors[:10], file=sys.stderr)
+        return 0 if not errors and report["max_connections_seen"] <= args.pool else 1
+    finally:
+        server.drop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Login lockout (django-axes), API rate limits (429 + Retry-After), CSP and cookie settings (issue 9)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+
+from memories.models import ApiKey
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_counts():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def lockout(settings):
+    settings.AXES_ENABLED = True
+    settings.AXES_FAILURE_LIMIT = 10
+    settings.AXES_COOLOFF_TIME = dt.timedelta(seconds=3)
+
+
+def _login(client: Client, password: str):
+    return client.post("/review/login/", {"username": "rita", "password": password})
+
+
+def test_ten_wrong_logins_lock_the_account_out_even_for_the_right_password(lockout, db):
+    get_user_model().objects.create_user("rita", password="the-right-one")
+    client = Client()
+    answers = [_login(client, f"guess-{i}").status_code for i in range(10)]
+    assert answers[:9] == [200] * 9  # the form again, with its error
+    assert answers[9] == 429
+    assert _login(client, "the-right-one").status_code == 429
+    assert "_auth_user_id" not in client.session
+
+
+def test_the_right_login_works_again_once_the_window_passes(lockout, db):
+    get_user_model().objects.create_user("rita", password="the-right-one")
+    client = Client()
+    for i in range(10):
+        _login(client, f"guess-{i}")
+    assert _login(client, "the-right-one").status_code == 429
+    time.sleep(3.2)
+    assert _login(client, "the-right-one").status_code == 302
+    assert client.session["_auth_user_id"]
+
+
+def test_a_lockout_is_per_user_name(lockout, db):
+    users = get_user_model().objects
+    users.create_user("rita", password="the-right-one")
+    users.create_user("sam", password="sams-password")
+    client = Client()
+    for i in range(10):
+        _login(client, f"guess-{i}")
+    assert client.post("/review/login/", {"username": "sam", "password": "sams-password"}).status_code == 302
+
+
+def test_an_api_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not(settings, alice, bob):
+    settings.AMEM_API_RATE = "5/m"
+    _, alices = ApiKey.issue(alice)
+    _, bobs = ApiKey.issue(bob)
+    client = Client()
+
+    def count(key):
+        return client.get("/api/v1/memories/count", headers={"Authorization": f"Bearer {key}"})
+
+    assert [count(alices).status_code for _ in range(5)] == [200] * 5
+    refused = count(alices)
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert count(bobs).status_code == 200
+
+
+def test_bad_keys_from_one_address_end_in_429_and_then_even_a_good_key_waits(settings, alice):
+    settings.AMEM_API_BAD_KEY_RATE = "5/m"
+    _, good = ApiKey.issue(alice)
+    client = Client()
+
+    def count(key):
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return client.get("/api/v1/memories/count", headers=headers)
+
+    answers = [count(f"amem_wrong_{i}").status_code for i in range(5)] + [count(None).status_code]
+    assert answers == [401] * 5 + [429]
+    refused = count(good)
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    # Another address is not affected.
+    assert (
+        client.get(
+            "/api/v1/memories/count", headers={"Authorization": f"Bearer {good}"}, REMOTE_ADDR="10.0.0.9"
+        ).status_code
+        == 200
+    )
+
+
+def test_the_review_app_is_served_with_a_content_security_policy(client, db):
+    policy = client.get("/review/login/")["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy.split("style-src-attr")[0]
+    assert "frame-ancestors 'none'" in policy
+
+
+def _setting(name: str, **env: str) -> str:
+    code = f"import django, os; django.setup(); from django.conf import settings; print(settings.{name})"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={"DJANGO_SETTINGS_MODULE": "amem_site.settings", "PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_cookies_are_secure_behind_an_https_proxy_and_not_on_the_plain_http_demo(tmp_path):
+    data = str(tmp_path)
+    assert _setting("SESSION_COOKIE_SECURE", AMEM_DATA_DIR=data) == "False"
+    assert _setting("SESSION_COOKIE_SECURE", AMEM_DATA_DIR=data, AMEM_BEHIND_HTTPS_PROXY="1") == "True"
+    assert _setting("CSRF_COOKIE_SECURE", AMEM_DATA_DIR=data, AMEM_BEHIND_HTTPS_PROXY="1") == "True"
+    assert _setting("SECURE_PROXY_SSL_HEADER", AMEM_DATA_DIR=data, AMEM_BEHIND_HTTPS_PROXY="1") == (
+        "('HTTP_X_FORWARDED_PROTO', 'https')"
+    )
+
+
+def test_a_malformed_rate_stops_start_up_naming_the_variable(tmp_path):
+    code = "import django; django.setup()"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={
+            "DJANGO_SETTINGS_MODULE": "amem_site.settings",
+            "PATH": "/usr/bin:/bin",
+            "AMEM_DATA_DIR": str(tmp_path),
+            "AMEM_API_RATE": "lots",
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "AMEM_API_RATE='lots'" in done.stderr
