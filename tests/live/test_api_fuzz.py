@@ -23,7 +23,7 @@ EXAMPLES = int(os.environ.get("AMEM_FUZZ_EXAMPLES", "30"))
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 
 
-def _fuzz(server, operation, mode: GenerationMode) -> None:
+def _fuzz(server, operation, mode: GenerationMode, sent: list) -> None:
     headers = {"Authorization": f"Bearer {server.key}"}
 
     @settings(
@@ -36,7 +36,8 @@ def _fuzz(server, operation, mode: GenerationMode) -> None:
     )
     @given(case=operation.as_strategy(generation_mode=mode))
     def run(case) -> None:
-        case.call_and_validate(base_url=server.url, headers=headers, checks=CHECKS, timeout=60)
+        response = case.call_and_validate(base_url=server.url, headers=headers, checks=CHECKS, timeout=60)
+        sent.append(response.status_code)
 
     run()
 
@@ -45,12 +46,15 @@ def test_no_route_answers_a_server_error_or_breaks_its_schema(server):
     schema = schemathesis.openapi.from_url(f"{server.url}/api/v1/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
     assert len(operations) >= 9  # every agent route (the local ones are not in the schema)
-    failures = []
+    failures, sent = [], []
     for operation in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             try:
-                _fuzz(server, operation, mode)
+                _fuzz(server, operation, mode, sent)
             except Exception as exc:  # a check failure or a transport error: collected, reported below
                 failures.append(f"{operation.label} ({mode.value}): {str(exc)[:1500]}")
     assert failures == [], "\n\n".join(failures)
+    # The cases reached the routes: valid ones were answered 2xx, invalid ones 4xx.
+    assert len(sent) >= 5 * len(operations)
+    assert any(200 <= s < 300 for s in sent) and any(400 <= s < 500 for s in sent)
     assert "Traceback" not in server.read_log()

@@ -19,7 +19,7 @@ ROUNDS, WRITERS = 20, 8
 
 def round_text(round_no: int) -> str:
     # Unrelated words per round: rounds must not resemble each other (L2 would fold one into another).
-    return f"Round {round_no} lists {unrelated_words(round_no, 10)}."
+    return f"Round {round_no} lists {unrelated_words(10**6 + round_no, 10)}."
 
 
 def _write(server, text: str):

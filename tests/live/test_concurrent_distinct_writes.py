@@ -16,7 +16,7 @@ WRITERS, PER_WRITER = 8, 125
 def text_for(writer: int, i: int) -> str:
     # Unrelated words, so no two texts are close enough for L2 to fold one into another, and a
     # serial token per note (zq…k) that a search finds it by.
-    return f"Note zq{writer}x{i:03d}k mentions {unrelated_words(writer * 1000 + i, 9)}."
+    return f"Note zq{writer}x{i:03d}k: {unrelated_words(writer * 1000 + i, 8)}."
 
 
 def test_a_thousand_distinct_concurrent_writes_are_all_stored_and_findable(server):
