@@ -21,3 +21,14 @@ errorlog = "-"
 loglevel = os.environ.get("AMEM_LOG_LEVEL", "info").lower()
 # The app is imported in the worker (not the master): the process that serves owns the index.
 preload_app = False
+
+
+def post_worker_init(worker):
+    """Open the index and start the outbox drainer in the serving process (engine/index/outbox.py).
+
+    Idempotent: if the application starts it itself (amem_site/wsgi.py), this changes nothing.
+    Without it, notes left dirty (a worker's writes, a kill mid-write) would wait for the next write.
+    """
+    from engine.index import outbox
+
+    outbox.start()

@@ -135,6 +135,26 @@ class LiveServer:
             time.sleep(0.3)
         raise RuntimeError(f"the server did not answer within {timeout} s:\n{self.read_log()}")
 
+    def dirty_notes(self) -> int:
+        """Notes the index does not hold yet (the server's outbox drainer indexes them)."""
+        sql = "SELECT count(*) FROM memories_note WHERE index_dirty"
+        if self.backend == "postgres":
+            import psycopg
+
+            with psycopg.connect(self.database_url) as conn:
+                return conn.execute(sql).fetchone()[0]
+        import sqlite3
+
+        with sqlite3.connect(self.data_dir / "amem.sqlite3", timeout=30) as conn:
+            return conn.execute(sql).fetchone()[0]
+
+    def wait_indexed(self, timeout: float = 180) -> None:
+        """Until every note is in the index (searches never index; the drainer does, in the background)."""
+        deadline = time.monotonic() + timeout
+        while (left := self.dirty_notes()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert left == 0, f"{left} notes still not indexed after {timeout} s"
+
     def read_log(self) -> str:
         return (self.data_dir / "server.log").read_text(errors="replace")[-5000:]
 

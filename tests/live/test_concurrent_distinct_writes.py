@@ -38,6 +38,8 @@ def test_a_thousand_distinct_concurrent_writes_are_all_stored_and_findable(serve
     assert len(set(written.values())) == WRITERS * PER_WRITER
     assert server.call("GET", "/api/v1/memories/count").body["count"] == WRITERS * PER_WRITER
 
+    server.wait_indexed()
+
     def found(item) -> bool:
         (w, i), note_id = item
         # Its own words: both legs (dense, BM25) rank it first, whatever the heat of other notes.

@@ -67,6 +67,7 @@ def test_every_acknowledged_write_survives_a_kill_9_and_nothing_is_half_written(
     assert len(acknowledged) >= ACKS_BEFORE_KILL
 
     server.start()
+    server.wait_indexed()  # the restarted server's drainer indexes what the killed one had not
     for token, note_id in acknowledged.items():
         got = server.call("GET", f"/api/v1/memories/{note_id}")
         assert got.status == 200 and token in got.body["content"], (token, got.body)
