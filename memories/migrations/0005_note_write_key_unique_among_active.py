@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0003_note_merge_checked_revision"),
+        ("memories", "0004_memory_layers"),
     ]
 
     operations = [
