@@ -12,7 +12,7 @@ import datetime as dt
 from typing import Annotated, Literal
 
 from ninja import Schema
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from engine.text import storable
 
@@ -47,6 +47,7 @@ def _storable_moment(value: dt.datetime) -> dt.datetime:
 
 
 Text = Annotated[str, AfterValidator(_storable)]
+StrictText = Annotated[StrictStr, AfterValidator(_storable)]
 Label = Text
 Moment = Annotated[AwareDatetime, BeforeValidator(_iso_text), AfterValidator(_storable_moment)]
 Scope = Literal["private", "shared"]

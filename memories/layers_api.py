@@ -28,8 +28,9 @@ from memories.layers_schemas import (
     RecallOut,
 )
 from memories.models import Agent
+from memories.throttles import KeyRateThrottle
 
-router = Router(auth=AgentKey(), tags=["memory layers"])
+router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memory layers"])
 
 
 def _agent(request: HttpRequest) -> Agent:

@@ -6,13 +6,13 @@ import datetime as dt
 from typing import Any
 
 from ninja import Schema
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt
 
-from memories.api_schemas import In, Label, Moment
+from memories.api_schemas import In, Label, Moment, StrictText, Text
 
 
 class RecallIn(In):
-    query: str
+    query: Text
     token_budget: StrictInt = Field(1200, ge=64, le=32_000)
     subject: Label | None = None
     limit: StrictInt = Field(8, ge=1, le=50)
@@ -77,21 +77,21 @@ class BlocksOut(Schema):
 
 
 class CoreEditIn(In):
-    path: StrictStr = ""
+    path: StrictText = ""
     value: Any
     subject: Label = ""
 
 
 class FactIn(In):
-    subject: StrictStr
-    relation: StrictStr
-    object: StrictStr
+    subject: StrictText
+    relation: StrictText
+    object: StrictText
     valid_from: Moment | None = None
     sources: list[Label] = []
 
 
 class FactQuery(Schema):
-    entity: str
+    entity: Text
     depth: int = Field(1, ge=1, le=3)
     as_of: dt.datetime | None = None
 
