@@ -73,6 +73,10 @@ ROUTES = [
         ("sources", 0),
         "sources.0",
     ),
+    ("post", "/recall", {"query": "weather"}, ("query",), "query"),
+    ("post", "/facts", {"subject": "ann", "relation": "likes", "object": "tea"}, ("subject",), "subject"),
+    ("post", "/facts", {"subject": "ann", "relation": "likes", "object": "tea"}, ("relation",), "relation"),
+    ("post", "/facts", {"subject": "ann", "relation": "likes", "object": "tea"}, ("object",), "object"),
 ]
 
 
