@@ -7,6 +7,7 @@ for LoCoMo, the authors' protocol for MADial).
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import json
 import re
@@ -16,26 +17,7 @@ from pathlib import Path
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")
 _DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+(\w+),?\s+(\d{4})\s*$", re.IGNORECASE)
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
+_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 
 
 @dataclass(frozen=True)

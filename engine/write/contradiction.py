@@ -13,6 +13,7 @@ a click, a false merge loses which fact is current.
 
 from __future__ import annotations
 
+import calendar
 import re
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -44,27 +45,8 @@ _NUMBER_WORDS = {
         ]
     )
 }
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-]
+# Month and day names (English, from the standard library) count as dates.
+_MONTHS = [name.lower() for name in (*calendar.month_name, *calendar.day_name) if name]
 # Said of a state that changed or does not hold. "now" alone marks a change when the other
 # text lacks it ("Alex now lives in Lyon" against "Alex lives in Paris").
 _NEGATIONS = re.compile(
