@@ -166,7 +166,8 @@ NINJA_NUM_PROXIES = env_int("AMEM_PROXY_COUNT", 0, minimum=0)
 # Scripts and styles from this origin only: the review app ships htmx vendored and its CSS;
 # htmx's injected indicator <style> is switched off in base.html (includeIndicatorStyles).
 # style="…" attributes stay allowed (chart bars, the admin) — they cannot run code.
-# The API's Swagger page (/api/v1/docs) loads its assets from a CDN, so /api/ is left out.
+# /api/ answers JSON to agents and is left out; its Swagger page (/api/v1/docs) is served from
+# django-ninja's own static files, untested under this policy.
 CONTENT_SECURITY_POLICY = {
     "EXCLUDE_URL_PREFIXES": ["/api/"],
     "DIRECTIVES": {

@@ -18,6 +18,7 @@ from engine.text import storable
 
 MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 MAX_MESSAGES = 100
+MAX_LIST_OFFSET = 1_000_000_000
 MAX_LIST_LIMIT = 100
 
 
@@ -102,7 +103,9 @@ class SearchIn(In):
 class ListQuery(Schema):
     # Query strings are text: "20" is the number 20 here.
     limit: int = Field(20, ge=1, le=MAX_LIST_LIMIT)
-    offset: int = Field(0, ge=0)
+    # Bounded so the database never sees a number it cannot hold (SQLite and PostgreSQL stop
+    # at 2**63 - 1); no agent has a billion notes.
+    offset: int = Field(0, ge=0, le=MAX_LIST_OFFSET)
 
 
 class PatchIn(In):

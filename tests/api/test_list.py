@@ -42,7 +42,7 @@ def test_defaults_and_an_empty_page(as_alice, alice):
     assert as_alice.get("/memories?offset=5").json()["results"] == []
 
 
-@pytest.mark.parametrize("query", ["limit=0", "limit=101", "offset=-1", "limit=many"])
+@pytest.mark.parametrize("query", ["limit=0", "limit=101", "offset=-1", "limit=many", "offset=113803334539117854720"])
 def test_bad_paging_is_a_400(as_alice, query):
     response = as_alice.get(f"/memories?{query}")
     assert response.status_code == 400 and response.json()["detail"]

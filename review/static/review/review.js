@@ -89,6 +89,9 @@
     } else if (e.key === "*") select("all");
     else if (e.key === "u") {
       const undo = lastUndo && document.body.contains(lastUndo) ? lastUndo : Array.from(document.querySelectorAll("[data-undo]")).pop();
+      // A card swapped in a moment ago may not be wired by htmx yet: wire it first, so the
+      // click is an htmx request and not a plain form post that leaves the queue.
+      if (undo && window.htmx) htmx.process(undo.closest("form") || undo);
       if (undo) undo.click(); else done = false;
     } else if (/^[a-z]$/.test(e.key)) done = act(e.key);
     else done = false;
