@@ -24,12 +24,12 @@ import datetime as dt
 import json
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -43,6 +43,8 @@ SEED_ACTIONS = {"update_neighbor", "strengthen", "consolidate", "crud_update"}
 EVOLUTION_TYPES = {"EVOLVE", "CONFLICT", "EXPAND", "NEW"}
 MEMORY_ENGINE_NS = uuid.UUID("6f0d6c1e-4b8e-5d3a-9a57-2f1f0d4c9e11")  # ids of memory-engine records
 SCROLL_PAGE = 256
+# What a record builder returns: a tuple whose first item is the note (see _good_records).
+Built = TypeVar("Built", bound=tuple[Any, ...])
 
 
 class BadRecord(ValueError):
@@ -217,25 +219,36 @@ def check_agent_id(value: str, name: str) -> str:
 # --- openclaw-amem --------------------------------------------------------------------------------
 
 
-def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] | None = None) -> Plan:
-    """Check every point and build the notes, links, events and conflicts to write."""
-    agent_map = agent_map or {}
-    plan = Plan()
-    links: list[tuple[uuid.UUID, list[str]]] = []
-    conflicts: list[tuple[uuid.UUID, list[str], str]] = []
+def _good_records(plan: Plan, records: Iterable[Record], build: Callable[[Any], Built]) -> Iterator[Built]:
+    """What ``build`` makes of each record whose first item is a note with an id not seen before.
+
+    A record that cannot be built, or repeats an id, is listed in ``plan.bad`` with its
+    position and skipped whole: an import never writes half a record.
+    """
     seen: set[uuid.UUID] = set()
     for record in records:
         plan.records += 1
         try:
             if isinstance(record.data, BadRecord):
                 raise record.data
-            note, events, out, against = _amem_note(record.data, agent_map)
-            if note.pk in seen:
-                raise BadRecord(f"duplicate id {note.pk}")
+            built = build(record.data)
+            note_id = built[0].pk
+            if note_id in seen:
+                raise BadRecord(f"duplicate id {note_id}")
         except BadRecord as exc:
             plan.bad.append(f"{record.where}: {exc}")
             continue
-        seen.add(note.pk)
+        seen.add(note_id)
+        yield built
+
+
+def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] | None = None) -> Plan:
+    """Check every point and build the notes, links, events and conflicts to write."""
+    agent_map = agent_map or {}
+    plan = Plan()
+    links: list[tuple[uuid.UUID, list[str]]] = []
+    conflicts: list[tuple[uuid.UUID, list[str], str]] = []
+    for note, events, out, against in _good_records(plan, records, lambda data: _amem_note(data, agent_map)):
         plan.notes.append(note)
         plan.events.extend(events)
         links.append((note.pk, out))
@@ -404,19 +417,7 @@ def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = Non
     if not archival.is_file():
         raise BadRecord(f"no archival.jsonl in {folder} (give the workspace or its memory/ folder)")
     plan = Plan(agents={agent}, agent=agent)
-    seen: set[uuid.UUID] = set()
-    for record in _jsonl(archival):
-        plan.records += 1
-        try:
-            if isinstance(record.data, BadRecord):
-                raise record.data
-            note, event = _archival_note(record.data, agent)
-            if note.pk in seen:
-                raise BadRecord(f"duplicate id {record.data.get('id')!r}")
-        except BadRecord as exc:
-            plan.bad.append(f"{record.where}: {exc}")
-            continue
-        seen.add(note.pk)
+    for note, event in _good_records(plan, _jsonl(archival), lambda data: _archival_note(data, agent)):
         plan.notes.append(note)
         plan.events.append(event)
     found = layers() if with_layers is None else (layers() if with_layers else None)
@@ -430,7 +431,7 @@ def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = Non
         elif name == "core.json":
             _plan_core(plan, target, found)
         elif name == "graph.jsonl":
-            _plan_facts(plan, target, found, seen)
+            _plan_facts(plan, target, found, {note.pk for note in plan.notes})
         else:
             _plan_episodes(plan, target, agent)
     return plan
