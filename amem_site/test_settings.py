@@ -1,12 +1,16 @@
 """Settings for the test suite: the real settings, with a private data dir per run."""
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 from amem_site.settings import *  # noqa: F403
 
 AMEM_DATA_DIR = Path(tempfile.mkdtemp(prefix="amem-test-"))
+# Removed when the test process ends: with TMPDIR on /dev/shm (the Makefile) a left-over dir is RAM.
+atexit.register(shutil.rmtree, AMEM_DATA_DIR, ignore_errors=True)
 AMEM_QDRANT_PATH = AMEM_DATA_DIR / "qdrant"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AMEM_PROCESS_ROLE = "web"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -14,6 +15,34 @@ from engine.index.store import ClientStore, EdgeStore
 from memories.models import Agent
 from tests.fakes.llm_server import FakeLLMServer
 from tests.fakes.runtime import point_llm_at
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture(autouse=True)
+def _tmp_path_removed_when_passed(request) -> Iterator[None]:
+    """A passed test's ``tmp_path`` goes at once, not at the end of the run.
+
+    Each qdrant-edge index preallocates two 32 MB WAL segments; with ``TMPDIR`` on
+    ``/dev/shm`` (the Makefile) a thousand kept index folders would fill the machine's RAM.
+    A failed test's folder stays for a look.
+    """
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    path = request.getfixturevalue("tmp_path")  # set up now, so it is torn down after this
+    yield
+    if not request.node.stash.get(_FAILED, False):
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

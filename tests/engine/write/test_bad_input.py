@@ -64,7 +64,7 @@ def test_an_unknown_agent_is_refused_and_nothing_changes(alice, store, seeded, s
     assert snapshot(store, alice) == before
 
 
-@pytest.mark.parametrize("note_id", ["not-a-uuid", str(uuid.uuid4()), "bob-note"])
+@pytest.mark.parametrize("note_id", ["not-a-uuid", "27e515a3-c461-4397-bfc8-b3a11de43cf7", "bob-note"])
 def test_foreign_or_unknown_note_ids_are_not_found_and_nothing_changes(note_id, alice, bob, store, seeded, snapshot):
     from memories.models import Note
 
