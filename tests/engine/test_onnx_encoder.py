@@ -1,0 +1,67 @@
+"""MiniLM through ONNX Runtime for short inputs: the same vectors as PyTorch, or not used at all."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.index import onnx_encoder
+from engine.index.embeddings import DEFAULT_MODEL, SMALL_BATCH, _resolve, get_embedder
+
+pytestmark = pytest.mark.realmodel
+
+TEXTS = [
+    "When did Caroline go to the LGBTQ support group?",
+    "  Melanie: Thanks!\n",
+    "Jon: I lost my job as a banker yesterday, so I'm going to start my own dance studio.",
+    "我们周末去公园散步，然后在湖边吃了午饭。",
+    "Mel: " + "very " * 400 + "long",  # past the 256-token limit: truncated the same way
+]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    pytest.importorskip("onnxruntime")
+    emb = get_embedder(DEFAULT_MODEL)  # module scope: before the per-test model switch
+    emb._load()
+    if emb._onnx is None:
+        pytest.fail("ONNX Runtime is installed but the default model did not take it")
+    return emb
+
+
+def test_short_inputs_give_the_pytorch_vectors_within_a_tolerance(embedder):
+    assert embedder._onnx is not None
+    torch_vectors = embedder._model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    one_by_one = np.vstack([embedder._onnx.encode([t]) for t in TEXTS])
+    batched = embedder._onnx.encode(TEXTS)  # padding must not move a vector either
+    assert np.abs(one_by_one - torch_vectors).max() < 1e-5
+    assert np.abs(batched - torch_vectors).max() < 1e-5
+    assert np.allclose(np.linalg.norm(one_by_one, axis=1), 1.0, atol=1e-5)
+
+
+def test_short_inputs_go_to_onnx_and_big_batches_to_pytorch(embedder, monkeypatch):
+    calls: list[tuple[str, int]] = []
+    onnx_encode, torch_encode = embedder._onnx.encode, embedder._model.encode
+    monkeypatch.setattr(
+        embedder._onnx, "encode", lambda texts: calls.append(("onnx", len(texts))) or onnx_encode(texts)
+    )
+    monkeypatch.setattr(
+        embedder._model, "encode", lambda texts, **kw: calls.append(("torch", len(texts))) or torch_encode(texts, **kw)
+    )
+    embedder.encode(["a short text only this test embeds"])
+    embedder.encode([f"text {i} of a batch only this test embeds" for i in range(SMALL_BATCH + 1)])
+    assert calls == [("onnx", 1), ("torch", SMALL_BATCH + 1)]
+
+
+def test_a_graph_that_differs_from_pytorch_is_not_used(embedder, monkeypatch):
+    monkeypatch.setattr(onnx_encoder, "TOLERANCE", -1.0)  # nothing can be that close
+    assert onnx_encoder.load(embedder._model, _resolve(embedder.model_name)) is None
+
+
+def test_a_stack_the_export_does_not_reproduce_is_not_used(embedder):
+    class NotMeanPooling:
+        pooling_mode = "cls"
+
+    stack = [embedder._model[0], NotMeanPooling()]
+    assert onnx_encoder._plain_stack(stack) is False
+    assert onnx_encoder._plain_stack(list(embedder._model)) is True
