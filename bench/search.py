@@ -24,6 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "bench" / "locomo10.json"
+if not DATA.exists():  # a git worktree elsewhere: the shared data's fixed place
+    DATA = Path("/work/shared/bench/locomo10.json")
 
 
 def setup_django(data_dir: str) -> None:
@@ -45,10 +47,10 @@ def setup_django(data_dir: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def corpus() -> tuple[list[str], list[str]]:
+def corpus(path: Path) -> tuple[list[str], list[str]]:
     from bench.data import load_locomo
 
-    conversations = load_locomo(DATA)
+    conversations = load_locomo(path)
     turns = [t.text for c in conversations for t in c.turns]
     questions = [q.text for c in conversations for q in c.questions]
     return turns, questions
@@ -131,6 +133,7 @@ def main() -> None:
     parser.add_argument("--source-turns", type=int, default=0, help="embed only this many source turns (smoke test)")
     parser.add_argument("--data-dir", default="", help="keep the populated data dir here and reuse it (profiling)")
     parser.add_argument("--profile", action="store_true", help="cProfile the measured searches; print the top")
+    parser.add_argument("--locomo", default=str(DATA), help="LoCoMo JSON (texts and questions)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="amem-latency-") as tmp:
@@ -141,7 +144,7 @@ def main() -> None:
 
         from engine import runtime
 
-        turns, questions = corpus()
+        turns, questions = corpus(Path(args.locomo))
         turns = turns[: args.source_turns] if args.source_turns else turns
         rng = np.random.default_rng(7)
         from memories.models import Note
@@ -153,6 +156,7 @@ def main() -> None:
             print(f"embedded {len(turns)} source turns in {time.perf_counter() - t0:.0f} s", flush=True)
         agents = [f"agent{i}" for i in range(args.agents)]
         order = rng.permutation(len(questions))
+        print(f"load average at start: {load_average()}; ONNX Runtime for queries: {onnx_in_use()}", flush=True)
         print("| notes | agents | visible to the caller | limit | p50 ms | p95 ms | mean ms | load s |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
         used = 0
@@ -177,7 +181,21 @@ def main() -> None:
                 f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
                 flush=True,
             )
+        print(f"load average at end: {load_average()}")
         runtime.close_store()
+
+
+def load_average() -> str:
+    """1, 5 and 15 minute load averages: timings on the shared 2 cores mean little without them."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def onnx_in_use() -> bool:
+    from engine import runtime
+
+    embedder = runtime.embedder()
+    embedder.encode_one("load the model")
+    return getattr(embedder, "_onnx", None) is not None
 
 
 if __name__ == "__main__":

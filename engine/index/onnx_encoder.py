@@ -122,6 +122,7 @@ def _export(model: Any, target: Path) -> None:
                 opset_version=17,
                 dynamo=False,
             )
+        os.chmod(scratch, 0o644)  # mkstemp makes it private; other users of the cache read it too
         os.replace(scratch, target)
     finally:
         if os.path.exists(scratch):
