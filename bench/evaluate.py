@@ -10,6 +10,7 @@ link results included.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -29,7 +30,7 @@ from memories.models import Agent, Note
 class Memory:
     source: str
     text: str
-    occurred_at: object
+    occurred_at: dt.datetime
     session: int = 0
 
 
@@ -88,7 +89,7 @@ def _link_share(k: int) -> int:
     return max(1, k - min(8, k // 2))
 
 
-def date_label(when) -> str:
+def date_label(when: dt.datetime) -> str:
     return f"{when.day} {when:%B %Y}"
 
 
