@@ -65,11 +65,12 @@ class Variant:
 def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: Sequence[float] = ()) -> list[Variant]:
     """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
     the "probes heat" row, which shows what accumulated heat does to the ranking."""
-    plain = replace(base, heat_boost=False)
+    plain = replace(base, heat_boost=False, link_lift=0.0)
     rows = [
         Variant("bm25", "BM25 only", replace(plain, dense=False)),
         Variant("dense", "dense only", replace(plain, lexical=False)),
         Variant("rrf", "RRF (no heat, no links)", plain),
+        Variant("lift", "RRF + link lift (no heat, no walk)", replace(plain, link_lift=base.link_lift)),
         Variant("full", "full pipeline", base, links=True),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
