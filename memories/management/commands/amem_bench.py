@@ -69,6 +69,7 @@ class Command(AmemCommand):
             help="comma-separated weights: add a 'full + importance blend' row per weight (e.g. 0.5,2)",
         )
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
+        parser.add_argument("--skip", type=int, default=0, help="leave out the first N conversations (runs in parallel)")
         parser.add_argument(
             "--sessions",
             type=int,
@@ -137,6 +138,7 @@ class Command(AmemCommand):
         conversations = load_locomo(Path(options["data"]) / "locomo10.json")
         if options["conversations"]:
             conversations = conversations[: options["conversations"]]
+        conversations = conversations[options["skip"] :]
         scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
         for whole in conversations:
             conv = first_sessions(whole, options["sessions"]) if options["sessions"] else whole
