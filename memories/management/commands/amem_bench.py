@@ -69,7 +69,9 @@ class Command(AmemCommand):
             help="comma-separated weights: add a 'full + importance blend' row per weight (e.g. 0.5,2)",
         )
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
-        parser.add_argument("--skip", type=int, default=0, help="leave out the first N conversations (runs in parallel)")
+        parser.add_argument(
+            "--skip", type=int, default=0, help="leave out the first N conversations (runs in parallel)"
+        )
         parser.add_argument(
             "--sessions",
             type=int,
