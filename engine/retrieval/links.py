@@ -40,7 +40,7 @@ def note_cosine(qvec: np.ndarray, note: Note) -> float:
 
 def linked_pairs(note_ids: Sequence[str]) -> list[tuple[str, str]]:
     """(source, target) of every link between two of ``note_ids``, in one query."""
-    rows = Link.objects.filter(source_id__in=note_ids, target_id__in=note_ids)
+    rows = Link.objects.filter(source_id__in=list(note_ids), target_id__in=list(note_ids))
     return [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
 
 
