@@ -13,6 +13,7 @@ out-of-subject note.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,21 +45,29 @@ def linked_pairs(note_ids: Sequence[str]) -> list[tuple[str, str]]:
     return [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
 
 
-def lift(scores: dict[str, float], pairs: Sequence[tuple[str, str]], share: float) -> dict[str, float]:
-    """Each note's rank score: its own, or its own plus ``share`` of a note linking to it, whichever is highest.
+def lift(
+    scores: dict[str, float], pairs: Sequence[tuple[str, str]], share: float, eligible: set[str] | None = None
+) -> dict[str, float]:
+    """Each note's rank score: its own, or its own plus ``share`` of a note linking to it, whichever is
+    highest, never above that note's.
 
     A turn that answers a question often shares few words with it, while the turn before or after
     does ("What did you paint?" / "A sunset, last week"): the conversation path links adjacent
     turns, so the answer rises with its strong neighbour and competes for the k slots instead of
     waiting behind them as a walked link. Only links between candidates count (a note in
-    neither index pool stays out: no extra read), and only the original scores are passed on,
-    so a chain of links does not add up. On LoCoMo (7 conversations, 1,033 questions) a share of
-    0.8 moved R@10 0.684 → 0.703 (docs/benchmarks.md, "LoCoMo round 2").
+    neither index pool stays out: no extra read); only ``eligible`` notes are lifted (the caller
+    passes those that pass the walk's relevance gate, so an unrelated note never rides in on a
+    link); only original scores are passed on, so a chain of links does not add up; and a lifted
+    note stays just below the note lifting it, so the match that brought it keeps its place.
+    Measured in docs/benchmarks.md, "LoCoMo round 2".
     """
     lifted = dict(scores)
     for source, target in pairs:
-        if source in scores and target in scores:
-            lifted[target] = max(lifted[target], scores[target] + share * scores[source])
+        if source not in scores or target not in scores or (eligible is not None and target not in eligible):
+            continue
+        below_source = math.nextafter(scores[source], -math.inf)
+        candidate = min(scores[target] + share * scores[source], below_source)
+        lifted[target] = max(lifted[target], candidate)
     return lifted
 
 

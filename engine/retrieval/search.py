@@ -225,7 +225,14 @@ def search(
     scored = {str(n.pk): score(str(n.pk)) for n in candidates}
     ranked = scored
     if pipeline.link_lift > 0 and len(candidates) > 1:
-        ranked = lift(scored, linked_pairs(list(scored)), pipeline.link_lift)
+        # The walk's relevance gate: a note far from the query is never lifted into the matches.
+        dense_cos = {h.id: h.score for h in dense}
+        relevant = {
+            key
+            for n in candidates
+            if (dense_cos[key] if (key := str(n.pk)) in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
+        }
+        ranked = lift(scored, linked_pairs(list(scored)), pipeline.link_lift, relevant)
     candidates.sort(key=lambda n: (-ranked[str(n.pk)], order[str(n.pk)]))
     matches = candidates[:limit]
 

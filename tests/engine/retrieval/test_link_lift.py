@@ -39,6 +39,26 @@ def test_lift_passes_on_original_scores_only_between_candidates():
     pairs = [("a", "b"), ("b", "c"), ("a", "outside"), ("c", "a")]
     lifted = lift(scores, pairs, 0.5)
     assert lifted["b"] == pytest.approx(0.6)  # its own + half of a's
-    assert lifted["c"] == pytest.approx(0.1)  # half of b's original score, not of b's lifted one
-    assert lifted["a"] == pytest.approx(1.0 + 0.025)  # a weak neighbour lifts only a little
+    assert lifted["c"] < 0.1 and lifted["c"] == pytest.approx(0.1)  # half of b's original score, below b
+    assert lifted["a"] == 1.0  # a weak neighbour never lifts a strong note
     assert "outside" not in lifted  # a note in neither pool is not brought in
+
+
+def test_a_lifted_note_stays_below_the_note_lifting_it():
+    lifted = lift({"hit": 0.03, "near": 0.016}, [("hit", "near")], 0.8)
+    assert 0.016 < lifted["near"] < lifted["hit"] == 0.03
+
+
+def test_only_eligible_notes_are_lifted():
+    lifted = lift({"hit": 0.03, "far": 0.016}, [("hit", "far")], 0.8, eligible={"hit"})
+    assert lifted["far"] == 0.016
+
+
+def test_an_unrelated_linked_note_is_never_lifted_into_the_matches(alice, store):
+    hit = put(alice, "The hit note about the harbour.", at_angle(0))
+    near = put(alice, "Another note, fairly close.", at_angle(40))
+    far = put(alice, "An unrelated note on baking.", at_angle(89))
+    link(hit, far)
+    results = search("harbour", alice, limit=2, heat=False, query_vector=QUERY)
+    # The orthogonal note fails the walk's gate (cos < 0.25), so the lift leaves it last.
+    assert [r.note for r in results if r.via == "match"] == [hit, near]
