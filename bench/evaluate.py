@@ -10,6 +10,7 @@ link results included.
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -19,7 +20,7 @@ import numpy as np
 
 from bench.data import Question
 from engine import runtime
-from engine.retrieval.search import FULL, Pipeline, search
+from engine.retrieval.search import FULL, Pipeline, Result, dense_pool_size, search
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory
 from memories.models import Agent, Note
@@ -29,7 +30,7 @@ from memories.models import Agent, Note
 class Memory:
     source: str
     text: str
-    occurred_at: object
+    occurred_at: dt.datetime
     session: int = 0
 
 
@@ -65,11 +66,12 @@ class Variant:
 def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: Sequence[float] = ()) -> list[Variant]:
     """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
     the "probes heat" row, which shows what accumulated heat does to the ranking."""
-    plain = replace(base, heat_boost=False)
+    plain = replace(base, heat_boost=False, link_lift=0.0)
     rows = [
         Variant("bm25", "BM25 only", replace(plain, dense=False)),
         Variant("dense", "dense only", replace(plain, lexical=False)),
         Variant("rrf", "RRF (no heat, no links)", plain),
+        Variant("lift", "RRF + link lift (no heat, no walk)", replace(plain, link_lift=base.link_lift)),
         Variant("full", "full pipeline", base, links=True),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
@@ -88,7 +90,7 @@ def _link_share(k: int) -> int:
     return max(1, k - min(8, k // 2))
 
 
-def date_label(when) -> str:
+def date_label(when: dt.datetime) -> str:
     return f"{when.day} {when:%B %Y}"
 
 
@@ -163,20 +165,43 @@ def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Var
             heat_pass(agent, questions, vectors, batch[0].pipeline)
         for question, vector in zip(questions, vectors, strict=False):
             for variant in batch:
+                found: dict[int, list[Result]] = {}
+                limits = search_limits(scores.ks, variant, variant.pipeline)
                 for k in scores.ks:
-                    results = search(
-                        question.text,
-                        agent,
-                        limit=min(variant.matches_for(k), 100),
-                        links=variant.links,
-                        heat=variant.heat,
-                        pipeline=variant.pipeline,
-                        query_vector=vector,
-                    )[:k]
+                    limit = limits[k]
+                    if limit not in found:
+                        found[limit] = search(
+                            question.text,
+                            agent,
+                            limit=limit,
+                            links=variant.links,
+                            heat=variant.heat,
+                            pipeline=variant.pipeline,
+                            query_vector=vector,
+                        )
+                        scores.searches += 1
+                    results = found[limit][:k]
                     covered = {s for r in results for s in r.note.sources}
                     scores.add(variant.name, question.category, k, len(question.gold & covered) / len(question.gold))
-                    scores.searches += 1
     scores.seconds += time.perf_counter() - started
+
+
+def search_limits(ks: Sequence[int], variant: Variant, pipeline: Pipeline) -> dict[int, int]:
+    """The limit to search at for each cut-off k.
+
+    A search at a larger limit with the same pools returns the smaller one's matches first
+    (everything before the cut depends on the pools only), so cut-offs that share a pool
+    share one search at the largest of them: k = 1, 5, 10 (pools of 20) cost one search, not
+    three. Not when probes heat (each search changes the next) or when links take slots."""
+    shareable = not variant.heat and all(variant.matches_for(k) == k for k in ks)
+    limits = {k: min(variant.matches_for(k), 100) for k in ks}
+    if not shareable:
+        return limits
+    largest: dict[int, int] = {}
+    for k in ks:
+        pool = dense_pool_size(limits[k], pipeline=pipeline)
+        largest[pool] = max(largest.get(pool, 0), limits[k])
+    return {k: largest[dense_pool_size(limits[k], pipeline=pipeline)] for k in ks}
 
 
 def heat_pass(agent: Agent, questions: Sequence[Question], vectors: np.ndarray, pipeline: Pipeline) -> None:

@@ -51,15 +51,19 @@ class ConnectionSampler(threading.Thread):
 
     def __init__(self, database: str) -> None:
         super().__init__(daemon=True)
-        self.database, self.samples, self.done = database, [], threading.Event()
+        self.database, self.done = database, threading.Event()
+        self.samples: list[int] = []
 
     def run(self) -> None:
         import psycopg
 
         with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
             while not self.done.is_set():
-                row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,))
-                self.samples.append(row.fetchone()[0])
+                row = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,)
+                ).fetchone()
+                assert row is not None  # count(*) answers one row, always
+                self.samples.append(row[0])
                 time.sleep(0.2)
 
 

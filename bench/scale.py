@@ -21,10 +21,12 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
-from harness import ROOT, scratch_django
+# Run as a script, so bench/ is on sys.path, not the project: put the project first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-sys.path.insert(0, str(ROOT))
+from bench.harness import scratch_django
 
 SUBJECTS = ["Alex", "Sam", "the team", "the customer", "Priya", "the on-call engineer", "Mei", "the manager"]
 VERBS = ["moved", "fixed", "prefers", "asked about", "scheduled", "reviewed", "cancelled", "deployed", "tested"]

@@ -37,10 +37,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness import ROOT, scratch_django
+# Run as a script, so bench/ is on sys.path, not the project: put the project first.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-sys.path.insert(0, str(ROOT))
-
+from bench.harness import scratch_django
 from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Scripted
 
 LOCOMO = Path("/work/shared/bench/locomo10.json")

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import uuid
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 from django.http import Http404
 
 from memories.models import SHARED_AGENT, Agent, ConflictPair, Note
 
-User = AbstractBaseUser | AnonymousUser
+# What request.user is: Django's own user model (the project sets no AUTH_USER_MODEL; Agent.reviewers
+# points to it) or the anonymous user.
+RequestUser = User | AnonymousUser
 
 
-def agents_for(user: User) -> QuerySet[Agent]:
+def agents_for(user: RequestUser) -> QuerySet[Agent]:
     """Agents this user may review, by id."""
     if not user.is_authenticated or not user.is_active:
         return Agent.objects.none()
@@ -28,7 +30,7 @@ def agents_for(user: User) -> QuerySet[Agent]:
     return Agent.objects.filter(reviewers=user)
 
 
-def agent_ids_for(user: User) -> list[str]:
+def agent_ids_for(user: RequestUser) -> list[str]:
     """Agent ids (as stored on notes) this user may review; staff also get ``shared``."""
     ids = list(agents_for(user).values_list("pk", flat=True))
     if user.is_authenticated and user.is_staff:
@@ -36,23 +38,23 @@ def agent_ids_for(user: User) -> list[str]:
     return ids
 
 
-def may_review(user: User, agent_id: str) -> bool:
+def may_review(user: RequestUser, agent_id: str) -> bool:
     return agent_id in agent_ids_for(user)
 
 
-def get_agent_id(user: User, agent_id: str | None) -> str:
+def get_agent_id(user: RequestUser, agent_id: str | None) -> str:
     """A reviewable agent id, or 404."""
     if not agent_id or not may_review(user, agent_id):
         raise Http404("no such agent")
     return agent_id
 
 
-def notes_for(user: User) -> QuerySet[Note]:
+def notes_for(user: RequestUser) -> QuerySet[Note]:
     """Every note (active or retired) of the agents this user may review."""
     return Note.objects.filter(agent_id__in=agent_ids_for(user))
 
 
-def get_note(user: User, note_id: object) -> Note:
+def get_note(user: RequestUser, note_id: object) -> Note:
     """The note if the user may review its agent, else 404 (same answer as a missing note)."""
     try:
         pk = uuid.UUID(str(note_id))
@@ -64,12 +66,13 @@ def get_note(user: User, note_id: object) -> Note:
     return note
 
 
-def get_conflict(user: User, pair_id: object) -> ConflictPair:
+def get_conflict(user: RequestUser, pair_id: object) -> ConflictPair:
     """A conflict pair both of whose notes the user may review, else 404."""
     ids = agent_ids_for(user)
+    key = str(pair_id)
     pair = (
         ConflictPair.objects.select_related("note_a", "note_b")
-        .filter(pk=pair_id if str(pair_id).isdigit() else -1, note_a__agent_id__in=ids, note_b__agent_id__in=ids)
+        .filter(pk=int(key) if key.isdigit() else -1, note_a__agent_id__in=ids, note_b__agent_id__in=ids)
         .first()
     )
     if pair is None:

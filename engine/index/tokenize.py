@@ -1,9 +1,17 @@
-"""Tokens for BM25: CJK through jieba-family segmentation, other scripts as Unicode words.
+"""Tokens for BM25 and words for people: Han text through jieba-family segmentation, other
+scripts as Unicode words.
 
 The seed only kept ASCII ``\\w+`` runs outside CJK text, so Cyrillic, Hangul and
 accented Latin produced no tokens or broken ones; here every script that has
 word characters yields tokens. Han runs go through rjieba (jieba-rs): fast,
 no dictionary-load delay, same segmentation as jieba.
+
+BM25 does not index one segmentation of a Han run but every term a reader could look
+for in it (``han_terms``): jieba's full mode (each dictionary word, overlapping, and each
+character) plus every pair of adjacent characters. A query and a note that jieba cuts
+differently ("失望" against "失落", "大吵了一架" against "吵架") still share terms, and IDF
+keeps the common characters cheap. On MADial zh this raised BM25 R@10 from 0.586
+(search-mode words) to 0.669 (docs/benchmarks.md, "MADial round 2").
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 # Han ideographs (incl. extension A and compatibility ideographs).
@@ -125,17 +134,34 @@ STOP_WORDS = frozenset(
 
 
 @lru_cache(maxsize=1)
-def _cutter():
+def _jieba():
     import rjieba
 
-    # Search mode also emits the parts of long words (记忆系统 → 记忆, 系统, 记忆系统),
-    # so a query for 记忆 finds a note that says 记忆系统.
-    return rjieba.cut_for_search
+    return rjieba
+
+
+def han_terms(run: str) -> list[str]:
+    """BM25 terms of a run of Han characters: jieba's full mode and the character bigrams.
+
+    Full mode (``cut_all``) yields every dictionary word found anywhere in the run,
+    overlapping, and every single character (记忆系统 → 记, 记忆, 记忆系统, 忆, 系, 系统, 统);
+    the bigrams cover pairs no dictionary knows (names, new words). A two-character
+    dictionary word comes out of both, so it counts twice: measured slightly better than
+    keeping one copy (MADial zh R@10 0.689 against 0.669 with query term weights).
+    """
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return [*_jieba().cut_all(run), *bigrams]
+
+
+def han_words(run: str) -> list[str]:
+    """Words of a Han run as a reader would cut it (search mode: 记忆系统 → 记忆, 系统, 记忆系统)."""
+    return _jieba().cut_for_search(run)
 
 
 # Recorded with every index collection (engine/index/store.py): terms from another version of these
 # rules would not meet the query's, so opening such an index asks for `amem_reindex --recreate`.
-LEXICAL_VERSION = "snowball-en-1"
+# "snowball-en-1": English stems, Han runs in search-mode words; "-2": Han runs in han_terms.
+LEXICAL_VERSION = "snowball-en-han-grams-2"
 
 _LATIN = re.compile(r"[a-z]+")
 _local = threading.local()
@@ -162,25 +188,31 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def tokenize(text: str, *, drop_stop_words: bool = False, stem: bool = True) -> list[str]:
-    """Lower-cased word tokens of ``text`` in reading order: BM25's terms.
-
-    ``stem=False`` keeps the words as written (offline keywords are shown to people).
-    Stemming alone raised LoCoMo recall@10 of the fused search by 0.017 (docs/benchmarks.md).
-    """
+def _split(text: str, split_han: Callable[[str], list[str]]) -> list[str]:
+    """Lower-cased tokens of ``text`` in reading order, Han runs cut by ``split_han``."""
     if not text:
         return []
     tokens: list[str] = []
     for han, word in _RUN.findall(_normalise(text)):
         if han:
-            tokens.extend(t for t in _cutter()(han) if _HAS_WORD.search(t))
+            tokens.extend(t for t in split_han(han) if _HAS_WORD.search(t))
         else:
             tokens.append(word)
+    return tokens
+
+
+def tokenize(text: str, *, drop_stop_words: bool = False) -> list[str]:
+    """BM25's terms of ``text``: English words stemmed, Han runs as ``han_terms``.
+
+    Stemming alone raised LoCoMo recall@10 of the fused search by 0.017 (docs/benchmarks.md).
+    """
+    tokens = _split(text, han_terms)
     if drop_stop_words:
         tokens = [t for t in tokens if t not in STOP_WORDS]
-    return [_stem(t) for t in tokens] if stem else tokens
+    return [_stem(t) for t in tokens]
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text`` as written (lower-cased, not stemmed): for keywords people read."""
-    return tokenize(text, stem=False)
+    """The words of ``text`` as written (lower-cased, not stemmed, Han runs in search-mode
+    words): for keywords people read."""
+    return _split(text, han_words)

@@ -21,6 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.errors import InvalidInput, LimitExceeded, NotFound
+from engine.text import check_storable
 from memories.models import Agent, CoreBlock, CoreEvent
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
@@ -149,6 +150,20 @@ def with_appended(value: Any, path: str, new: Any) -> Any:
     return root
 
 
+def _check_text(value: Any, where: str = "value") -> None:
+    """Every string in the block, keys included, passes the one text rule (engine/text.py): a NUL
+    or a lone surrogate would be refused by PostgreSQL's jsonb as a server error."""
+    if isinstance(value, str):
+        check_storable(value, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_storable(key, f"{where} key")
+            _check_text(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_text(item, f"{where}.{i}")
+
+
 def _check_size(value: Any) -> None:
     size, limit = size_of(value), limit_bytes()
     if size > limit:
@@ -161,6 +176,7 @@ def _change(agent: Agent, name: str, subject: str | None, action: str, path: str
         block, _ = CoreBlock.objects.select_for_update().get_or_create(agent=agent, subject=subject, name=name)
         before = block.value
         after = compute(before)
+        _check_text(after)
         _check_size(after)  # raises inside the transaction: a block created just now is rolled back too
         block.value, block.updated_at = after, timezone.now()
         block.save(update_fields=["value", "updated_at"])

@@ -1,4 +1,5 @@
-"""Search: dense + BM25 from the index → RRF → heat (a bounded tie-breaker) → top-K → link walk (docs/architecture.md §4).
+"""Search: dense + BM25 from the index → RRF → heat (a bounded tie-breaker) → link lift → top-K → link walk
+(docs/architecture.md §4).
 
 Every scope filter (agent, subject, topics) is inside both index queries
 (memories/access.py builds them). Candidates are re-read from the database and
@@ -24,7 +25,7 @@ from engine.index.tokenize import tokenize
 from engine.layers import importance
 from engine.retrieval.heat import heat_bonus
 from engine.retrieval.language import dense_vote
-from engine.retrieval.links import note_cosine, walk_links
+from engine.retrieval.links import lift, linked_pairs, note_cosine, walk_links
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -63,6 +64,10 @@ class Pipeline:
     # The dense leg's RRF vote on a CJK query when the model is English-only (engine/retrieval/language.py);
     # 0 skips the leg. Chosen on MADial zh/en (docs/benchmarks.md).
     cjk_dense_weight: float = 0.0
+    # Link lift (engine/retrieval/links.py: lift): a candidate linked from a better one ranks at its own
+    # score plus this share of that one's, so the turn next to a strong match competes for the k slots
+    # (LoCoMo R@10 0.673 → 0.687, R@1 unchanged, docs/benchmarks.md "LoCoMo round 2"); 0 switches it off.
+    link_lift: float = 0.8
 
 
 FULL = Pipeline()
@@ -192,7 +197,18 @@ def search(
     def score(note_id: str) -> float:
         return fused[note_id] * forgetting[note_id] + heats[note_id]
 
-    candidates.sort(key=lambda n: (-score(str(n.pk)), order[str(n.pk)]))
+    scored = {str(n.pk): score(str(n.pk)) for n in candidates}
+    ranked = scored
+    if pipeline.link_lift > 0 and len(candidates) > 1:
+        # The walk's relevance gate: a note far from the query is never lifted into the matches.
+        dense_cos = {h.id: h.score for h in dense}
+        relevant = {
+            key
+            for n in candidates
+            if (dense_cos[key] if (key := str(n.pk)) in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
+        }
+        ranked = lift(scored, linked_pairs(list(scored)), pipeline.link_lift, relevant)
+    candidates.sort(key=lambda n: (-ranked[str(n.pk)], order[str(n.pk)]))
     matches = candidates[:limit]
 
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
@@ -211,7 +227,8 @@ def search(
                 "bm25_score": lexical_at.get(key, (None, None))[1],
                 "rrf": fused[key],
                 "heat": heats[key],
-                "score": score(key),
+                "score": scored[key],
+                "lift": ranked[key] - scored[key],
                 "hop": 0,
                 "parent": None,
             }

@@ -239,6 +239,12 @@ def add_memory(
 
     raw = runtime.embedder().encode_one(given.checked.text)
     decision = dedup.decide(dedup.resemblances(agent, raw, given.subjects), cfg)
+    if decision.target is not None:
+        # A concurrent write of the same text may have committed since L1 looked, and L2 then
+        # finds it at similarity 1.0: looked up again, it is a duplicate, not a fold into itself.
+        existing = dedup.find_exact(agent, given.checked.text, given.subjects)
+        if existing is not None:
+            return WriteResult(existing, DUPLICATE, similar_to=str(existing.pk), similarity=1.0)
     if decision.action in (dedup.FOLD, dedup.FLAG) and decision.target is not None:
         # Near-identical wording can say opposite things ("Mia is 7" / "Mia just turned 9"):
         # never fold those, nor leave them for the merge job; store the new text and open the

@@ -12,6 +12,8 @@ from django.utils.safestring import SafeString, mark_safe
 register = template.Library()
 
 WORD = re.compile(r"\w{2,}", re.UNICODE)
+# How a job run's outcome looks: anything not listed (failed, unavailable) is "bad".
+OUTCOME_CLASS = {"ok": "ok", "partial": "warn", "stopped": "warn", "ended": "warn", "running": "info"}
 
 
 @register.filter
@@ -21,7 +23,8 @@ def highlight(text: str, query: str) -> SafeString:
     if not words:
         return escape(text)
     pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\w*", re.IGNORECASE | re.UNICODE)
-    out, at = [], 0
+    out: list[str] = []
+    at = 0
     for m in pattern.finditer(text):
         out.append(escape(text[at : m.start()]))
         out.append(f"<mark>{escape(m.group(0))}</mark>")
@@ -34,6 +37,12 @@ def highlight(text: str, query: str) -> SafeString:
 def label(name: str) -> str:
     """snake_case → words ("too_short" → "too short")."""
     return str(name).replace("_", " ")
+
+
+@register.filter
+def outcome_class(outcome: str) -> str:
+    """The CSS class of a job run's outcome (review.css colours it)."""
+    return OUTCOME_CLASS.get(outcome, "bad")
 
 
 @register.filter

@@ -9,13 +9,20 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django_htmx.middleware import HtmxDetails
 
 from engine.curation import META
 from memories.models import NoteEvent
 from review import access
 
 
-def render(request: HttpRequest, template: str, partial: str, context: dict, status: int = 200) -> TemplateResponse:
+class HtmxRequest(HttpRequest):
+    """The request every review view gets: django-htmx's middleware (settings.MIDDLEWARE) adds ``htmx``."""
+
+    htmx: HtmxDetails
+
+
+def render(request: HtmxRequest, template: str, partial: str, context: dict, status: int = 200) -> TemplateResponse:
     """htmx requests get the named partial, full requests the page."""
     name = f"{template}#{partial}" if request.htmx and not request.htmx.boosted else template
     response = TemplateResponse(request, template if name == template else name, context, status=status)

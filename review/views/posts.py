@@ -26,6 +26,7 @@ from engine.curation import ReviewError
 from memories.models import Note, NoteEvent
 from review import access
 from review.views import queues
+from review.views.common import HtmxRequest
 from review.views.screens import note_context
 
 ROW_TEMPLATES = {
@@ -42,7 +43,7 @@ def _back(request: HttpRequest, default: str) -> HttpResponse:
     return redirect(target or default)
 
 
-def _refused(request: HttpRequest, exc: ReviewError, default: str) -> HttpResponse:
+def _refused(request: HtmxRequest, exc: ReviewError, default: str) -> HttpResponse:
     if request.htmx:
         response = TemplateResponse(request, "review/messages.html", {"errors": [str(exc)]}, status=exc.status)
         response["HX-Retarget"] = "#messages"
@@ -60,7 +61,7 @@ def _run(action: Callable[[], object]) -> ReviewError | None:
     return None
 
 
-def _note_done(request: HttpRequest, note: Note, message: str, event: NoteEvent | None = None) -> HttpResponse:
+def _note_done(request: HtmxRequest, note: Note, message: str, event: NoteEvent | None = None) -> HttpResponse:
     """After an action on one note: its main panel (htmx, with an inline undo) or a redirect to its page."""
     note.refresh_from_db()
     if request.htmx:
@@ -93,7 +94,7 @@ def _latest_event(note: Note) -> NoteEvent | None:
 
 @login_required
 @require_POST
-def edit(request: HttpRequest, note_id) -> HttpResponse:
+def edit(request: HtmxRequest, note_id) -> HttpResponse:
     note = access.get_note(request.user, note_id)
     text = request.POST.get("content", "")
     page = reverse("review:note", args=[note.pk])
@@ -110,7 +111,7 @@ def _simple(verb: Callable, message: str, kind: str = "quality") -> Callable:
 
     @login_required
     @require_POST
-    def view(request: HttpRequest, note_id) -> HttpResponse:
+    def view(request: HtmxRequest, note_id) -> HttpResponse:
         note = access.get_note(request.user, note_id)
         page = reverse("review:note", args=[note.pk])
         refused = _run(lambda: verb(note, request.user))
@@ -140,7 +141,7 @@ MERGE_OPS = {
 
 @login_required
 @require_POST
-def merge_action(request: HttpRequest, note_id, op: str) -> HttpResponse:
+def merge_action(request: HtmxRequest, note_id, op: str) -> HttpResponse:
     note = access.get_note(request.user, note_id)
     page = reverse("review:merges")
     if op not in MERGE_OPS:
@@ -152,9 +153,9 @@ def merge_action(request: HttpRequest, note_id, op: str) -> HttpResponse:
         elif op == "dismiss":
             actions.dismiss_pending(note, request.user)
         else:
-            candidate = None
-            if note.merge_candidate_id and access.may_review(request.user, note.merge_candidate.agent_id):
-                candidate = note.merge_candidate
+            candidate = note.merge_candidate
+            if candidate is not None and not access.may_review(request.user, candidate.agent_id):
+                candidate = None
             actions.merge_pending(note, candidate, request.user)
 
     refused = _run(act)
@@ -178,7 +179,7 @@ CONFLICT_MESSAGES = {
 
 @login_required
 @require_POST
-def conflict_action(request: HttpRequest, pair_id: int, choice: str) -> HttpResponse:
+def conflict_action(request: HtmxRequest, pair_id: int, choice: str) -> HttpResponse:
     pair = access.get_conflict(request.user, pair_id)
     page = reverse("review:conflicts")
     refused = _run(lambda: actions.resolve_conflict(pair, choice, request.user))
@@ -198,7 +199,7 @@ def conflict_action(request: HttpRequest, pair_id: int, choice: str) -> HttpResp
 
 @login_required
 @require_POST
-def undo(request: HttpRequest, event_id: int) -> HttpResponse:
+def undo(request: HtmxRequest, event_id: int) -> HttpResponse:
     """Undo one event (and the rest of its group); answers with the card or note panel it came from."""
     event = get_object_or_404(NoteEvent.objects.select_related("note"), pk=event_id)
     note = access.get_note(request.user, event.note_id)
@@ -255,7 +256,7 @@ def _restored_cards(request: HttpRequest, queue: str, keys: list[str]) -> list[d
 
 @login_required
 @require_POST
-def bulk(request: HttpRequest, queue: str) -> HttpResponse:
+def bulk(request: HtmxRequest, queue: str) -> HttpResponse:
     """One action on the selected cards of a queue, as one undoable group."""
     verbs = BULK.get(queue, {})
     verb = request.POST.get("action", "")

@@ -6,6 +6,7 @@ an undo brings back, and for the cards a bulk action turns into done cards.
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -23,7 +24,7 @@ from engine.curation import merge_preview
 from engine.errors import AmemError
 from memories.models import ConflictPair, Note
 from review import access
-from review.views.common import agent_choices, render, side_diff
+from review.views.common import HtmxRequest, agent_choices, render, side_diff
 
 QUEUE_MAX = 200
 # (action, button text, shortcut key, destructive): the bulk bar and the keys a card answers to.
@@ -83,12 +84,12 @@ def quality_row(note: Note) -> dict:
     return {"note": note, "reasons": [reason], "flagged": False}
 
 
-def conflicted_ids(agent_ids: list[str]) -> set:
+def conflicted_ids(agent_ids: list[str]) -> set[uuid.UUID]:
     """Notes in an open conflict: they wait in the Conflicts queue only (one place per note)."""
     pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN).filter(
         Q(note_a__agent_id__in=agent_ids) | Q(note_b__agent_id__in=agent_ids)
     )
-    ids = set()
+    ids: set[uuid.UUID] = set()
     for a, b in pairs.values_list("note_a_id", "note_b_id"):
         ids.update((a, b))
     return ids
@@ -155,7 +156,7 @@ def _ctx(request: HttpRequest, queue: str, picked: str, rows: list[dict], **extr
 
 @login_required
 @require_GET
-def merges(request: HttpRequest) -> HttpResponse:
+def merges(request: HtmxRequest) -> HttpResponse:
     """Notes flagged pending_merge beside the note each resembled."""
     ids, picked = _queue_agents(request)
     allowed = set(agent_choices(request))
@@ -166,7 +167,7 @@ def merges(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def conflicts(request: HttpRequest) -> HttpResponse:
+def conflicts(request: HtmxRequest) -> HttpResponse:
     """Open conflict pairs, side by side."""
     ids, picked = _queue_agents(request)
     rows = [conflict_row(p) for p in open_pairs(ids, agent_choices(request))[:QUEUE_MAX]]
@@ -176,7 +177,7 @@ def conflicts(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def quality(request: HttpRequest) -> HttpResponse:
+def quality(request: HtmxRequest) -> HttpResponse:
     """Notes the quality scan flagged, plus too-short and expired ephemeral notes computed now."""
     ids, picked = _queue_agents(request)
     notes, in_conflict = quality_notes(ids)
@@ -200,7 +201,7 @@ def quality(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def badges(request: HttpRequest) -> HttpResponse:
+def badges(request: HtmxRequest) -> HttpResponse:
     """The menu's queue links with their counts (re-fetched after every queue action)."""
     here = ""
     if request.htmx and request.htmx.current_url:

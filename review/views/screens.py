@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.decorators import login_required
@@ -23,7 +24,7 @@ from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
 from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
 from review import access
-from review.views.common import agent_choices, event_changes, event_label, render
+from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, render
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -39,13 +40,11 @@ FLAGS = {
     "none": Q(low_quality=False, pending_merge=False, conflict=False),
 }
 TURN_PATHS = ["episodic", "conversation"]
-# How a run's outcome looks: anything not listed (failed, unavailable) is "bad".
-OUTCOME_CLASS = {"ok": "ok", "partial": "warn", "stopped": "warn", "ended": "warn", "running": "info"}
 
 
 @login_required
 @require_GET
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: HtmxRequest) -> HttpResponse:
     """Counts per agent, last job runs, notes created per day over the last week."""
     ids = agent_choices(request)
     today = timezone.localdate()
@@ -81,7 +80,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         jobs.setdefault(run.agent_id, {}).setdefault(run.job, run)
     rows = []
     for agent_id in ids:
-        c = counts.get(agent_id, {})
+        c: Mapping[str, object] = counts.get(agent_id, {})
         series = [trend.get(agent_id, {}).get(day, 0) for day in days]
         peak = max(series) or 1
         rows.append(
@@ -97,28 +96,22 @@ def dashboard(request: HttpRequest) -> HttpResponse:
                 "jobs": sorted(jobs.get(agent_id, {}).values(), key=lambda r: r.job),
             }
         )
-    for row in rows:
-        for run in row["jobs"]:
-            run.css = OUTCOME_CLASS.get(run.outcome, "bad")
     return render(request, "review/dashboard.html", "agents", {"rows": rows, "days": days})
 
 
 @login_required
 @require_GET
-def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
+def run_detail(request: HtmxRequest, run_id: int) -> HttpResponse:
     """One job run: its outcome, counts and failures (the model calls that failed while it ran)."""
     run = JobRun.objects.filter(pk=run_id, agent_id__in=agent_choices(request)).first()
     if run is None:
         raise Http404("no such run")
-    run.css = OUTCOME_CLASS.get(run.outcome, "bad")
     calls = LlmCall.objects.filter(agent_id=run.agent_id, created_at__gte=run.started_at)
     if run.finished_at:
         calls = calls.filter(created_at__lte=run.finished_at)
     failures = calls.filter(outcome__in=FAILED_CALL).order_by("created_at")[:100]
     counts = sorted((run.counts or {}).items())
     recent = JobRun.objects.filter(agent_id=run.agent_id, job=run.job).exclude(pk=run.pk).order_by("-started_at")[:10]
-    for other in recent:
-        other.css = OUTCOME_CLASS.get(other.outcome, "bad")
     ctx = {"run": run, "counts": counts, "failures": failures, "calls": calls.count(), "recent": recent}
     return render(request, "review/run.html", "run", ctx)
 
@@ -160,7 +153,7 @@ def _filtered(notes, f: dict):
 
 @login_required
 @require_GET
-def browser(request: HttpRequest, agent_id: str) -> HttpResponse:
+def browser(request: HtmxRequest, agent_id: str) -> HttpResponse:
     """An agent's notes: a search (hybrid retrieval with its score breakdown) or the newest first, filtered."""
     agent_id = access.get_agent_id(request.user, agent_id)
     query = request.GET.get("q", "").strip()
@@ -209,7 +202,7 @@ def _search(request: HttpRequest, agent_id: str, query: str) -> dict:
 
 @login_required
 @require_GET
-def note_detail(request: HttpRequest, note_id) -> HttpResponse:
+def note_detail(request: HtmxRequest, note_id) -> HttpResponse:
     note = access.get_note(request.user, note_id)
     return render(request, "review/note.html", "note-main", note_context(request, note))
 
@@ -222,13 +215,13 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     events = list(NoteEvent.objects.filter(note=note).order_by("-created_at", "-id"))
     can_undo = undoable_ids(events)
     titles = _titles(events)
-    history = [
-        {"event": e, "label": event_label(e), "changes": event_changes(e, titles), "undoable": e.pk in can_undo}
-        for e in events
-    ]
-    for h in history:  # the text is shown once, in its box: a history entry that wrote it says so
-        if (h["event"].after or {}).get("content") == note.content:
-            h["changes"] = [dict(c, kind="now") if c["field"] == "content" else c for c in h["changes"]]
+    history = []
+    for e in events:
+        changes = event_changes(e, titles)
+        # The text is shown once, in its box: a history entry that wrote it says so.
+        if (e.after or {}).get("content") == note.content:
+            changes = [dict(c, kind="now") if c["field"] == "content" else c for c in changes]
+        history.append({"event": e, "label": event_label(e), "changes": changes, "undoable": e.pk in can_undo})
     candidate = None
     if note.merge_candidate_id and note.merge_candidate and note.merge_candidate.agent_id in allowed:
         candidate = note.merge_candidate
@@ -268,7 +261,7 @@ GRAPH_MAX = 30
 
 @login_required
 @require_GET
-def graph(request: HttpRequest, note_id) -> HttpResponse:
+def graph(request: HtmxRequest, note_id) -> HttpResponse:
     """The note's 2-hop neighbourhood over links (either direction), as a small SVG and a list."""
     note = access.get_note(request.user, note_id)
     allowed = access.agent_ids_for(request.user)

@@ -102,6 +102,32 @@ def test_bm25_prefers_more_occurrences_and_rarer_terms(vs):
     assert rare[0].id == mixed.id  # banana is rarer than apple, so it outweighs
 
 
+def test_bm25_finds_chinese_words_that_segmentation_hides_inside_longer_ones(vs):
+    # jieba cuts 王小明 as one name and 大吵了一架 as 大吵/一架: search-mode words gave the
+    # queries 小明 and 吵架 no term in common with these notes (issue 14).
+    name = point("王小明是我的同学", unit(0))
+    quarrel = point("我和朋友大吵了一架", unit(1))
+    hike = point("我们一起去爬山", unit(2))
+    vs.upsert(C, [name, quarrel, hike])
+    assert vs.query_sparse(C, bm25_query_vector(tokenize("小明")), IndexFilter(), 10)[0].id == name.id
+    assert vs.query_sparse(C, bm25_query_vector(tokenize("吵架")), IndexFilter(), 10)[0].id == quarrel.id
+
+
+def test_bm25_weighs_a_term_the_query_repeats(vs):
+    # A conversation names its topic several times and other things once; with every distinct
+    # query term at weight 1 these two notes tied.
+    dog, cat = point("dog", unit(0)), point("cat", unit(1))
+    vs.upsert(C, [dog, cat])
+    hits = vs.query_sparse(C, bm25_query_vector(tokenize("dog cat dog dog")), IndexFilter(), 10)
+    assert [h.id for h in hits] == [dog.id, cat.id]
+    assert hits[0].score > hits[1].score * 1.2
+
+
+def test_a_query_term_weight_saturates():
+    once, twice, many = (bm25_query_vector(["dog"] * n).values[0] for n in (1, 2, 50))
+    assert once == 1.0 and once < twice < many < 2.0
+
+
 def test_an_empty_sparse_query_returns_nothing(vs):
     vs.upsert(C, [point("anything at all", unit(0))])
     assert vs.query_sparse(C, bm25_query_vector([]), IndexFilter(), 10) == []
@@ -162,6 +188,17 @@ def test_an_edge_index_from_older_bm25_rules_asks_for_a_rebuild(tmp_path, monkey
     # An index from before stemming holds "paintings" where queries now look up "paint".
     old = EdgeStore(tmp_path / "q", "m", DIM)
     monkeypatch.setattr(old, "meta", lambda: IndexMeta("m", DIM))  # as written before the record existed
+    old.ensure_collection(C)
+    old.close()
+    with pytest.raises(IndexMismatch, match="amem_reindex --recreate"):
+        EdgeStore(tmp_path / "q", "m", DIM).ensure_collection(C)
+
+
+def test_an_index_from_search_mode_chinese_terms_asks_for_a_rebuild(tmp_path, monkeypatch):
+    # "snowball-en-1" indexed Han text as search-mode words, without characters and bigrams:
+    # its notes would not match the terms queries look up now.
+    old = EdgeStore(tmp_path / "q", "m", DIM)
+    monkeypatch.setattr(old, "meta", lambda: IndexMeta("m", DIM, "snowball-en-1"))
     old.ensure_collection(C)
     old.close()
     with pytest.raises(IndexMismatch, match="amem_reindex --recreate"):

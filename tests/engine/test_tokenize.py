@@ -1,4 +1,4 @@
-from engine.index.tokenize import tokenize
+from engine.index.tokenize import tokenize, words
 
 
 def test_punctuation_is_dropped_and_words_lower_cased():
@@ -21,7 +21,20 @@ def test_chinese_is_segmented_into_words():
 
 
 def test_latin_inside_chinese_is_split_out_and_lower_cased():
-    assert tokenize("检索Qdrant结果") == ["检索", "qdrant", "结果"]
+    assert words("检索Qdrant结果") == ["检索", "qdrant", "结果"]
+    assert "qdrant" in tokenize("检索Qdrant结果")
+
+
+def test_chinese_bm25_terms_are_every_dictionary_word_character_and_character_pair():
+    # 王小明 is one word to jieba; 小明 is a dictionary word inside it, 王 a character,
+    # 王小 a pair: a query cut differently from the note still meets it.
+    terms = set(tokenize("王小明"))
+    assert {"王小明", "小明", "王", "小", "明", "王小"} <= terms
+
+
+def test_words_for_people_stay_whole_words():
+    # Offline keywords are read by people: no single characters or arbitrary pairs.
+    assert words("王小明是我的同学") == ["王小明", "是", "我", "的", "同学"]
 
 
 def test_cyrillic_hangul_and_accented_latin_yield_whole_words():
@@ -53,5 +66,6 @@ def test_stop_words_are_dropped_before_stemming():
 
 def test_only_plain_latin_words_are_stemmed():
     assert tokenize("Привет мир") == ["привет", "мир"]
-    assert tokenize("记忆系统") == tokenize("记忆系统", stem=False)
+    assert "记忆系统" in tokenize("记忆系统")
+    assert words("Paintings") == ["paintings"]
     assert tokenize("v2 42") == ["v2", "42"]

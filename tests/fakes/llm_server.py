@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 _ROLE_RE = re.compile(r"\[amem:([a-z_]+)\]")
 
@@ -129,7 +129,7 @@ class FakeLLMServer:
     def openai_base_url(self) -> str:
         return self.url + "/v1"
 
-    def start(self) -> FakeLLMServer:
+    def start(self) -> Self:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -143,7 +143,7 @@ class FakeLLMServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

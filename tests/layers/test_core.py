@@ -83,3 +83,19 @@ def test_another_agents_core_memory_is_invisible(as_alice, as_bob):
     as_bob.post("/core/user/replace", {"path": "mine", "value": True})
     assert as_alice.get("/core/user").json()["value"] == {"secret": "s3cret"}
     assert as_alice.get("/core/user?subject=alex").json()["value"] == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["Al\x00ex", {"name": "Al\ud800ex"}, {"bad\x07key": "x"}, ["ok", {"deep": ["\x1b"]}]],
+    ids=["nul", "lone-surrogate", "bell-in-a-key", "escape-deep-in-a-list"],
+)
+def test_a_control_character_anywhere_in_the_value_is_400_and_changes_nothing(as_alice, value):
+    as_alice.post("/core/user/replace", {"path": "name", "value": "Alex"})
+    events = CoreEvent.objects.count()
+    for op in ("replace", "append"):
+        r = as_alice.post(f"/core/user/{op}", {"path": "likes", "value": value})
+        assert r.status_code == 400, r.content
+        assert "control characters" in r.json()["detail"]
+    assert CoreBlock.objects.get().value == {"name": "Alex"}
+    assert CoreEvent.objects.count() == events

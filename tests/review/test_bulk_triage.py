@@ -163,6 +163,7 @@ def test_a_nonsense_query_says_there_is_no_strong_match(rclient, alice, make_not
 
 
 def test_the_run_page_lists_counts_and_failed_calls(rclient, alice, bob):
+    earlier = JobRun.objects.create(job="nightly", agent_id="alice", outcome="failed")
     run = JobRun.objects.create(
         job="nightly",
         agent_id="alice",
@@ -182,6 +183,7 @@ def test_the_run_page_lists_counts_and_failed_calls(rclient, alice, bob):
     )
     body = rclient.get(f"/review/runs/{run.pk}/").content.decode()
     assert "llm failed" in body and "HTTP 429" in body and 'class="outcome warn"' in body
+    assert f'/review/runs/{earlier.pk}/"><span class="outcome bad">failed</span>' in body  # among the recent runs
     dashboard = rclient.get("/review/").content.decode()
     assert f"/review/runs/{run.pk}/" in dashboard and "today" in dashboard
     other = JobRun.objects.create(job="nightly", agent_id="bob", outcome="ok")

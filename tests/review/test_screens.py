@@ -27,6 +27,7 @@ def test_the_dashboard_counts_per_agent(rclient, alice, make_note):
     assert [d["n"] for d in row["trend"]] == [0, 0, 0, 1, 0, 0, 3]
     assert [r.job for r in row["jobs"]] == ["quality_scan"]
     assert b"<html" in response.content and b"quality_scan" in response.content
+    assert b'<span class="outcome ok">ok</span> quality_scan' in response.content
     partial = rclient.get("/review/", **HTMX)
     assert b"<html" not in partial.content and b"agent-alice" in partial.content
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.management.base import CommandError
 
 from engine.errors import IndexLocked
@@ -46,6 +48,7 @@ class Command(AmemCommand):
             )
             self.stdout.write(str(note.pk))
             return
+        row: dict[str, Any]  # id, outcome, links: written here, or the server's JSON answer
         try:
             result = add_memory(
                 text, owner, scope=scope, subjects=subjects, sources=sources, note_type=note_type, actor="cli"

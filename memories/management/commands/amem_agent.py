@@ -39,12 +39,12 @@ class Command(AmemCommand):
             raise CommandError("; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())) from None
         with transaction.atomic():
             agent.save()
-            _, raw = ApiKey.issue(agent, name=name or "first key")
+            _key, raw = ApiKey.issue(agent, name=name or "first key")
         self._print_key(agent, raw)
 
     def _key(self, agent_id: str, name: str, **_):
         agent = self.agent(agent_id)
-        _, raw = ApiKey.issue(agent, name=name)
+        _key, raw = ApiKey.issue(agent, name=name)
         self._print_key(agent, raw)
 
     def _print_key(self, agent: Agent, raw: str) -> None:

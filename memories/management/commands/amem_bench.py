@@ -9,11 +9,13 @@ docs/benchmarks.md between the markers of that benchmark.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import astuple
 from pathlib import Path
 
 from django.conf import settings
@@ -24,7 +26,7 @@ from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, mark
 from engine import runtime
 from engine.retrieval.search import Pipeline
 from memories.management.base import AmemCommand
-from memories.models import Agent
+from memories.models import Agent, Note
 
 DATA = Path(settings.BASE_DIR).parent / "shared" / "bench"
 DOC = Path(settings.BASE_DIR) / "docs" / "benchmarks.md"
@@ -52,13 +54,24 @@ class Command(AmemCommand):
             default=Pipeline.cjk_dense_weight,
             help="dense leg's RRF vote on CJK queries with an English-only model",
         )
-        parser.add_argument("--only", default="", help="comma-separated rows: bm25,dense,rrf,full,heated,heat,share")
+        parser.add_argument(
+            "--link-lift",
+            type=float,
+            default=Pipeline.link_lift,
+            help="share of a linked candidate's score a note may rank at (0 = off)",
+        )
+        parser.add_argument(
+            "--only", default="", help="comma-separated rows: bm25,dense,rrf,lift,full,heated,heat,share"
+        )
         parser.add_argument(
             "--importance-weights",
             default="",
             help="comma-separated weights: add a 'full + importance blend' row per weight (e.g. 0.5,2)",
         )
         parser.add_argument("--conversations", type=int, default=0, help="only the first N conversations (0 = all)")
+        parser.add_argument(
+            "--skip", type=int, default=0, help="leave out the first N conversations (runs in parallel)"
+        )
         parser.add_argument(
             "--sessions",
             type=int,
@@ -69,13 +82,23 @@ class Command(AmemCommand):
         parser.add_argument("--label", default="", help="a name for this run in the printed heading")
         parser.add_argument("--write-doc", action="store_true", help="write the table into docs/benchmarks.md")
         parser.add_argument("--here", action="store_true", help="run in the configured data dir, not a temp one")
+        parser.add_argument(
+            "--keep-data",
+            default="",
+            help="data dir kept between runs: the first run ingests there, later runs with the same data, "
+            "ingest options and model only search (heat counters reset first), for retrieval-only experiments; "
+            "a change to the write path's code needs a new dir",
+        )
 
     def handle(self, *args, **options):
         needed = Path(options["data"]) / ("locomo10.json" if options["benchmark"] == "locomo" else "madial")
         if not needed.exists():
             raise CommandError(f"no benchmark data at {needed}; pass --data with the folder holding it")
         if not options["here"]:
-            self._in_fresh_data_dir(options)
+            if options["keep_data"]:
+                self._in_kept_data_dir(options)
+            else:
+                self._in_fresh_data_dir(options)
             return
         started = time.perf_counter()
         if options["benchmark"] == "locomo":
@@ -98,6 +121,7 @@ class Command(AmemCommand):
             pool_min=options["pool_min"],
             query_stop_words=not options["keep_query_stop_words"],
             cjk_dense_weight=options["cjk_dense_weight"],
+            link_lift=options["link_lift"],
         )
         weights = [float(w) for w in options["importance_weights"].split(",") if w.strip()]
         rows = variants(base, link_share=self._path(options) == "conversation", blend_weights=weights)
@@ -116,13 +140,13 @@ class Command(AmemCommand):
         conversations = load_locomo(Path(options["data"]) / "locomo10.json")
         if options["conversations"]:
             conversations = conversations[: options["conversations"]]
+        conversations = conversations[options["skip"] :]
         scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
         for whole in conversations:
             conv = first_sessions(whole, options["sessions"]) if options["sessions"] else whole
-            agent = _fresh_agent(f"bench-locomo-{conv.name}")
             t0 = time.perf_counter()
             memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
-            ingest(agent, memories, self._options(options))
+            agent = self._ingested(f"bench-locomo-{conv.name}", memories, options)
             ingest_s += time.perf_counter() - t0
             evaluate(agent, conv.questions, self._variants(options), scores)
             self.stderr.write(f"{conv.name}: {len(conv.turns)} turns, {len(conv.questions)} questions")
@@ -132,12 +156,38 @@ class Command(AmemCommand):
         scores, ingest_s = Scores((1, 3, 5, 10, 20)), 0.0
         for lang in ("zh", "en"):
             for user, memories, questions in load_madial(Path(options["data"]) / "madial", lang):
-                agent = _fresh_agent(f"bench-madial-{lang}-{user}")
                 t0 = time.perf_counter()
-                ingest(agent, [Memory(m.id, m.text, m.occurred_at) for m in memories], self._options(options))
+                rows = [Memory(m.id, m.text, m.occurred_at) for m in memories]
+                agent = self._ingested(f"bench-madial-{lang}-{user}", rows, options)
                 ingest_s += time.perf_counter() - t0
                 evaluate(agent, questions, self._variants(options), scores)
         return scores, ["zh", "en"], ingest_s
+
+    def _ingested(self, agent_id: str, memories: list[Memory], options) -> Agent:
+        """A fresh agent holding ``memories``, or (``--keep-data``) the one a previous run ingested."""
+        # The agent's name records what was ingested (a bench store's agents are the bench's own).
+        key = self._ingest_key(memories, options) if options["keep_data"] else ""
+        if key:
+            agent = Agent.objects.filter(pk=agent_id).first()
+            if agent is not None and agent.name == key:
+                # Only searches wrote since the ingest: forget what they heated, so every run starts cold.
+                Note.objects.filter(agent_id=agent.pk).update(retrieval_count=0, last_accessed=None)
+                return agent
+            if agent is not None:
+                raise CommandError(f"{options['keep_data']} holds another ingest of {agent_id}; use a new dir")
+        agent = _fresh_agent(agent_id)
+        ingest(agent, memories, self._options(options))
+        if key:
+            agent.name = key
+            agent.save(update_fields=["name"])
+        return agent
+
+    def _ingest_key(self, memories: list[Memory], options) -> str:
+        """What the stored notes depend on: the memories, the write path, the ingest options, the model."""
+        recipe = repr(
+            (self._options(options), runtime.embedder().model_name, [tuple(map(str, astuple(m))) for m in memories])
+        )
+        return "bench ingest " + hashlib.sha256(recipe.encode()).hexdigest()
 
     # --- output --------------------------------------------------------------------------
 
@@ -148,6 +198,8 @@ class Command(AmemCommand):
             parts.append(f"pool {options['pool_factor']}k/{options['pool_min']}")
         if options["cjk_dense_weight"] != Pipeline.cjk_dense_weight:
             parts.append(f"cjk dense {options['cjk_dense_weight']}")
+        if options["link_lift"] != Pipeline.link_lift:
+            parts.append(f"link lift {options['link_lift']}")
         parts.append(self._path(options))
         return " ".join(parts)
 
@@ -158,7 +210,7 @@ class Command(AmemCommand):
             f"{', date in text' if options['date_in_text'] else ''}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
             f", pool {options['pool_factor']}·k (min {options['pool_min']})"
-            f", CJK dense vote {options['cjk_dense_weight']}{label}**: "
+            f", CJK dense vote {options['cjk_dense_weight']}, link lift {options['link_lift']}{label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
             f"({1000 * scores.seconds / max(scores.searches, 1):.1f} ms each, query embedding batched), "
             f"total {total_s:.0f} s. Command: `manage.py amem_bench {_argv(options)}`"
@@ -168,15 +220,23 @@ class Command(AmemCommand):
 
     def _in_fresh_data_dir(self, options):
         with tempfile.TemporaryDirectory(prefix="amem-bench-") as tmp:
-            env = dict(os.environ, AMEM_DATA_DIR=tmp, DATABASE_URL=f"sqlite:///{tmp}/bench.sqlite3")
-            env.update(AMEM_QDRANT_PATH=f"{tmp}/qdrant", AMEM_QDRANT_URL="", AMEM_LLM_PROVIDER="none")
-            if options["model"]:
-                env["AMEM_EMBED_MODEL"] = options["model"]
-            manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
-            subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True)
-            done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env, check=False)
-            if done.returncode:
-                raise CommandError(f"the benchmark run failed (exit {done.returncode})")
+            self._run_child(tmp, options)
+
+    def _in_kept_data_dir(self, options):
+        folder = Path(options["keep_data"]).resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+        self._run_child(str(folder), options)
+
+    def _run_child(self, folder: str, options) -> None:
+        env = dict(os.environ, AMEM_DATA_DIR=folder, DATABASE_URL=f"sqlite:///{folder}/bench.sqlite3")
+        env.update(AMEM_QDRANT_PATH=f"{folder}/qdrant", AMEM_QDRANT_URL="", AMEM_LLM_PROVIDER="none")
+        if options["model"]:
+            env["AMEM_EMBED_MODEL"] = options["model"]
+        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+        subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True)
+        done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env, check=False)
+        if done.returncode:
+            raise CommandError(f"the benchmark run failed (exit {done.returncode})")
 
 
 def first_sessions(conv: Conversation, sessions: int) -> Conversation:

@@ -74,11 +74,11 @@ class Command(AmemCommand):
             rows = rows.filter(job=job)
         if agent:
             rows = rows.filter(agent_id=agent)
-        rows = list(rows[: max(limit, 1)])
-        if not rows:
+        runs = list(rows[: max(limit, 1)])
+        if not runs:
             self.stdout.write("no job runs yet")
-        for row in rows:
-            self.stdout.write(describe(row))
+        for run in runs:
+            self.stdout.write(describe(run))
 
     def _run(self, *, job, agent, all, force, mode, idle, no_progress, **_):
         jobs = runner.SEQUENCES.get(job, (job,))

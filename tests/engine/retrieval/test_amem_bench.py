@@ -51,3 +51,20 @@ def test_locomo_first_session_of_one_conversation(store):
     assert r1 <= r5 <= r10 <= r20
     # One short session: the evidence turn is nearly always among the first ten.
     assert r10 >= 0.6
+
+
+@pytest.mark.skipif(DATA is None, reason="the LoCoMo data (../shared/bench/locomo10.json) is not on this machine")
+def test_keep_data_ingests_once_and_starts_every_run_cold(store, tmp_path):
+    args = ["locomo", "--here", "--data", str(DATA), "--conversations", "1", "--sessions", "1"]
+    args += ["--keep-data", str(tmp_path)]
+    call_command("amem_bench", *args, "--only", "heated", stdout=StringIO(), stderr=StringIO())
+    stored = set(Note.objects.values_list("pk", flat=True))
+    assert stored and Note.objects.filter(retrieval_count__gt=0).exists()  # the heated pass heated
+
+    out = StringIO()
+    call_command("amem_bench", *args, "--only", "full", stdout=out, stderr=StringIO())
+    # The second run searched the first run's notes (nothing ingested again), cold: the first
+    # run's heat was forgotten and the unheated probes heated nothing.
+    assert set(Note.objects.values_list("pk", flat=True)) == stored
+    assert not Note.objects.filter(retrieval_count__gt=0).exists()
+    assert "| full pipeline | **all** |" in out.getvalue()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from dataclasses import replace
 
 import pytest
 from django.utils import timezone
 
 from engine.errors import InvalidInput
 from engine.retrieval.heat import heat_bonus, seed_boost, tie_step
-from engine.retrieval.search import Pipeline, search
+from engine.retrieval.search import FULL, Pipeline, search
 from memories.models import Note
 
 from .conftest import QUERY, ScriptedDense, at_angle, link, put
@@ -97,7 +98,9 @@ def test_only_returned_matches_are_heated(alice, any_store):
     below = put(alice, "Lower note about the harbour.", at_angle(40))
     linked = put(alice, "Linked note on sailing.", at_angle(30))
     link(top, linked)
-    results = search("harbour", alice, limit=1, query_vector=QUERY)
+    # The walk's rule; without the lift, which would rank the linked note a match (test_link_lift.py).
+    no_lift = replace(FULL, link_lift=0.0)
+    results = search("harbour", alice, limit=1, query_vector=QUERY, pipeline=no_lift)
     assert [r.via for r in results] == ["match", "link"]
     counts = dict(Note.objects.values_list("pk", "retrieval_count"))
     assert (counts[top.pk], counts[below.pk], counts[linked.pk]) == (1, 0, 0)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from engine.errors import InvalidInput, NotFound, QualityRejected

@@ -58,3 +58,22 @@ def test_an_edited_note_releases_the_claim_on_its_old_text(alice, store, blind_l
     update_memory(first.note.pk, "The harbour ferry now runs all winter, snow or not.", alice)
     again = add_memory(TEXT, alice)
     assert again.outcome == CREATED and Note.objects.filter(is_active=True).count() == 2
+
+
+def test_a_write_whose_l1_missed_but_whose_l2_sees_the_winner_is_a_duplicate_not_a_fold(alice, store, monkeypatch):
+    """The race the live test hit under load: the winner committed and was indexed between the
+    loser's L1 lookup and its L2 lookup, so L2 found it at similarity 1.0 and folded into it."""
+    first = add_memory(TEXT, alice)
+    real_find_exact = dedup.find_exact
+    calls = []
+
+    def l1_misses_once(*args, **kwargs):
+        calls.append(1)
+        return None if len(calls) == 1 else real_find_exact(*args, **kwargs)
+
+    monkeypatch.setattr(dedup, "find_exact", l1_misses_once)
+    second = add_memory(TEXT, alice)
+    assert second.outcome == DUPLICATE and second.note.pk == first.note.pk
+    first.note.refresh_from_db()
+    assert first.note.content == TEXT  # not folded into itself
+    assert Note.objects.count() == 1

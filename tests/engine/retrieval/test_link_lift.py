@@ -1,0 +1,64 @@
+"""Link lift: the note linked from a strong match competes for the k slots (issue 14)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from engine.retrieval.links import lift
+from engine.retrieval.search import FULL, search
+
+from .conftest import QUERY, at_angle, link, put
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_turn_after_a_strong_match_is_among_the_matches_at_a_small_limit(alice, store):
+    question = put(alice, "Did you visit the harbour last week?", at_angle(5))
+    # The answer shares no word with the query and is far from it in meaning.
+    answer = put(alice, "Yes, we went on Saturday and ate fish.", at_angle(75))
+    link(question, answer)
+    link(answer, question)
+    # Distractors a little nearer the query than the answer, linked to nothing.
+    for i in range(6):
+        put(alice, f"Unrelated note number {i} about the weather.", at_angle(50 + 3 * i))
+
+    def matches(pipeline):
+        results = search("harbour", alice, limit=3, heat=False, pipeline=pipeline, query_vector=QUERY)
+        return [r.note for r in results if r.via == "match"]
+
+    # Without the lift the answer is the last of eight candidates: only the walk appends it, beyond k.
+    assert answer not in matches(replace(FULL, link_lift=0.0))
+    lifted = matches(FULL)
+    assert lifted[:2] == [question, answer]
+
+
+def test_lift_passes_on_original_scores_only_between_candidates():
+    scores = {"a": 1.0, "b": 0.1, "c": 0.05}
+    pairs = [("a", "b"), ("b", "c"), ("a", "outside"), ("c", "a")]
+    lifted = lift(scores, pairs, 0.5)
+    assert lifted["b"] == pytest.approx(0.6)  # its own + half of a's
+    assert lifted["c"] < 0.1 and lifted["c"] == pytest.approx(0.1)  # half of b's original score, below b
+    assert lifted["a"] == 1.0  # a weak neighbour never lifts a strong note
+    assert "outside" not in lifted  # a note in neither pool is not brought in
+
+
+def test_a_lifted_note_stays_below_the_note_lifting_it():
+    lifted = lift({"hit": 0.03, "near": 0.016}, [("hit", "near")], 0.8)
+    assert 0.016 < lifted["near"] < lifted["hit"] == 0.03
+
+
+def test_only_eligible_notes_are_lifted():
+    lifted = lift({"hit": 0.03, "far": 0.016}, [("hit", "far")], 0.8, eligible={"hit"})
+    assert lifted["far"] == 0.016
+
+
+def test_an_unrelated_linked_note_is_never_lifted_into_the_matches(alice, store):
+    hit = put(alice, "The hit note about the harbour.", at_angle(0))
+    near = put(alice, "Another note, fairly close.", at_angle(40))
+    far = put(alice, "An unrelated note on baking.", at_angle(89))
+    link(hit, far)
+    results = search("harbour", alice, limit=2, heat=False, query_vector=QUERY)
+    # The orthogonal note fails the walk's gate (cos < 0.25), so the lift leaves it last.
+    assert [r.note for r in results if r.via == "match"] == [hit, near]
