@@ -85,7 +85,8 @@ def _fields(note: Note) -> dict:
 
 
 def _hit(result: Result, explain: bool) -> dict:
-    hit = {**_fields(result.note), "via": result.via, "similarity": float(result.similarity), "rrf": result.rrf}
+    hit = {**_fields(result.note), "via": result.via, "similarity": float(result.similarity)}
+    hit |= {"score": result.score, "rrf": result.rrf}
     if explain:
         hit["explain"] = result.explain
     return hit

@@ -171,6 +171,7 @@ class NoteFieldsOut(Schema):
 class HitOut(NoteFieldsOut):
     via: Literal["match", "link"]
     similarity: float
+    score: float
     rrf: float
     explain: dict | None = None  # present only when asked
 

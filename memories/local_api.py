@@ -41,7 +41,14 @@ class AddIn(Schema):
 
 
 def result_dict(r) -> dict:
-    return {"id": str(r.note.pk), "content": r.note.content, "via": r.via, "similarity": r.similarity, "rrf": r.rrf}
+    return {
+        "id": str(r.note.pk),
+        "content": r.note.content,
+        "via": r.via,
+        "similarity": r.similarity,
+        "score": r.score,
+        "rrf": r.rrf,
+    }
 
 
 @router.post("/search", include_in_schema=False)

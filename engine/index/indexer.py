@@ -70,8 +70,10 @@ def ensure_embedding(note: Note) -> np.ndarray:
 
 def point_for(note: Note) -> IndexPoint:
     cfg = get_config()
-    tokens = tokenize(embedding_text(note.content, note.keywords, note.tags, note.context))
-    sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len)
+    # The one recipe (engine/text.py), its context weighed less for BM25 (bm25_document_vector).
+    tokens = tokenize(embedding_text(note.content, note.keywords, note.tags))
+    context = tokenize(note.context) if note.context else []
+    sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len, context=context)
     return IndexPoint(str(note.pk), ensure_embedding(note), sparse, payload_for(note))
 
 

@@ -160,8 +160,9 @@ def han_words(run: str) -> list[str]:
 
 # Recorded with every index collection (engine/index/store.py): terms from another version of these
 # rules would not meet the query's, so opening such an index asks for `amem_reindex --recreate`.
-# "snowball-en-1": English stems, Han runs in search-mode words; "-2": Han runs in han_terms.
-LEXICAL_VERSION = "snowball-en-han-grams-2"
+# "snowball-en-1": English stems, Han runs in search-mode words; "-2": Han runs in han_terms;
+# "-context-0.3": a note's context terms count 0.3 (engine/index/store.py: bm25_document_vector).
+LEXICAL_VERSION = "snowball-en-han-grams-context-0.3"
 
 _LATIN = re.compile(r"[a-z]+")
 _local = threading.local()

@@ -7,10 +7,12 @@ retrieval that is +3–20 %, while neighbouring RRF scores differ by 1–2 % (1/
 out of the top k (LoCoMo R@1 0.244 → 0.208; a note found only by a unique word fell out of
 limit=10, issue 14).
 
-So heat is now an additive bonus smaller than one rank step at the top of one RRF leg,
-``1/(k+1) − 1/(k+2)``: it decides between notes the fusion scores (nearly) alike, and can
-never lift a note above one that is a whole top rank better in either leg. Inside that
-bound the seed's boost still sets its size: ``level = b/(b + 0.05)`` with
+So heat is now an additive bonus smaller than a fixed step: it decides between notes the
+fusion scores (nearly) alike, and can never lift a note above one that is clearly better.
+With the score fusion (engine/retrieval/fusion.py, scores in 0–1) the step is 0.002 — on
+LoCoMo the gap between the 9th and 10th match is smaller than that for one question in ten,
+between the 1st and 2nd for fewer than one in a hundred; with RRF it is one rank at the top of
+one leg, ``1/(k+1) − 1/(k+2)``. Inside that bound the seed's boost still sets its size: ``level = b/(b + 0.05)`` with
 ``b = w·ln(1 + count)/(age_days + 1)``, rounded down to quarters, ``bonus = step · level``.
 So a recently retrieved note wins a tie against a cold one, and ``w`` (``AMEM_HEAT_WEIGHT``;
 0 switches heat off) sets how quickly the level saturates. The quarters keep heat coarse
@@ -42,13 +44,17 @@ def seed_boost(note: Note, now: dt.datetime, weight: float) -> float:
     return weight * math.log1p(note.retrieval_count) / (age_days + 1.0)
 
 
+# The most heat may ever add to a fused score in 0–1 (engine/retrieval/fusion.py: score_fuse).
+SCORE_STEP = 0.002
+
+
 def tie_step(rrf_k: int) -> float:
-    """What one rank is worth at the top of one RRF leg: the most heat may ever add."""
+    """What one rank is worth at the top of one RRF leg: the most heat may add to an RRF score."""
     return 1.0 / (rrf_k + 1) - 1.0 / (rrf_k + 2)
 
 
-def heat_bonus(note: Note, now: dt.datetime, weight: float, rrf_k: int) -> float:
-    """Added to the fused score of ``note``; always below ``tie_step(rrf_k)``."""
+def heat_bonus(note: Note, now: dt.datetime, weight: float, step: float = SCORE_STEP) -> float:
+    """Added to the fused score of ``note``; always below ``step``."""
     boost = seed_boost(note, now, weight)
     level = math.floor(LEVELS * boost / (boost + REFERENCE_WEIGHT)) / LEVELS
-    return tie_step(rrf_k) * level
+    return step * level

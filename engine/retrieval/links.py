@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from django.db.models import Q
 
 from engine.index.embeddings import from_bytes
 from engine.index.store import cosine
@@ -39,35 +40,50 @@ def note_cosine(qvec: np.ndarray, note: Note) -> float:
     return cosine(qvec, vector) if vector is not None else 0.0
 
 
-def linked_pairs(note_ids: Sequence[str]) -> list[tuple[str, str]]:
-    """(source, target) of every link between two of ``note_ids``, in one query."""
-    rows = Link.objects.filter(source_id__in=list(note_ids), target_id__in=list(note_ids))
-    return [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
+def link_paths(note_ids: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Between the notes ``note_ids``: (source, target) of every link, and of every path of two
+    links through any note (the turn two places away), in one query."""
+    wanted = set(note_ids)
+    rows = Link.objects.filter(Q(source_id__in=list(wanted)) | Q(target_id__in=list(wanted)))
+    edges = [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
+    into: dict[str, list[str]] = defaultdict(list)  # middle note → the candidates it links to
+    for source, target in edges:
+        if target in wanted:
+            into[source].append(target)
+    direct = [(s, t) for s, t in edges if s in wanted and t in wanted]
+    two = {(s, t) for s, middle in edges if s in wanted for t in into.get(middle, ()) if t != s}
+    return direct, sorted(two - set(direct))
 
 
 def lift(
-    scores: dict[str, float], pairs: Sequence[tuple[str, str]], share: float, eligible: set[str] | None = None
+    scores: dict[str, float],
+    paths: Sequence[Sequence[tuple[str, str]]],
+    shares: Sequence[float],
+    eligible: set[str] | None = None,
 ) -> dict[str, float]:
-    """Each note's rank score: its own, or its own plus ``share`` of a note linking to it, whichever is
-    highest, never above that note's.
+    """Each note's rank score: its own, or its own plus a share of a note linking to it, whichever
+    is highest, never above that note's. ``paths[i]`` are the (source, target) pairs i + 1 links
+    apart and ``shares[i]`` their share.
 
     A turn that answers a question often shares few words with it, while the turn before or after
     does ("What did you paint?" / "A sunset, last week"): the conversation path links adjacent
     turns, so the answer rises with its strong neighbour and competes for the k slots instead of
-    waiting behind them as a walked link. Only links between candidates count (a note in
-    neither index pool stays out: no extra read); only ``eligible`` notes are lifted (the caller
-    passes those that pass the walk's relevance gate, so an unrelated note never rides in on a
-    link); only original scores are passed on, so a chain of links does not add up; and a lifted
-    note stays just below the note lifting it, so the match that brought it keeps its place.
-    Measured in docs/benchmarks.md, "LoCoMo round 2".
+    waiting behind them as a walked link; the turn two places away gets a smaller share. Only
+    candidates are lifted and lift (a note in neither index pool stays out: no extra read); only
+    ``eligible`` notes are lifted (the caller passes those that pass the walk's relevance gate,
+    so an unrelated note never rides in on a link); only original scores are passed on, so a
+    chain of links does not add up; and a lifted note stays just below the note lifting it, so
+    the match that brought it keeps its place. Measured in docs/benchmarks.md, "LoCoMo round 2"
+    and "round 3".
     """
     lifted = dict(scores)
-    for source, target in pairs:
-        if source not in scores or target not in scores or (eligible is not None and target not in eligible):
-            continue
-        below_source = math.nextafter(scores[source], -math.inf)
-        candidate = min(scores[target] + share * scores[source], below_source)
-        lifted[target] = max(lifted[target], candidate)
+    for pairs, share in zip(paths, shares, strict=True):
+        for source, target in pairs:
+            if source not in scores or target not in scores or (eligible is not None and target not in eligible):
+                continue
+            below_source = math.nextafter(scores[source], -math.inf)
+            candidate = min(scores[target] + share * scores[source], below_source)
+            lifted[target] = max(lifted[target], candidate)
     return lifted
 
 

@@ -1,5 +1,5 @@
-"""Search: dense + BM25 from the index → RRF → heat (a bounded tie-breaker) → link lift → top-K → link walk
-(docs/architecture.md §4).
+"""Search: dense + BM25 from the index → score fusion → named dates → heat (a bounded tie-breaker)
+→ link lift → top-K → link walk (docs/architecture.md §4).
 
 Every scope filter (agent, subject, topics) is inside both index queries
 (memories/access.py builds them). Candidates are re-read from the database and
@@ -23,9 +23,11 @@ from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.layers import importance
-from engine.retrieval.heat import heat_bonus
+from engine.retrieval.dates import named_windows, within
+from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
+from engine.retrieval.heat import SCORE_STEP, heat_bonus, tie_step
 from engine.retrieval.language import dense_vote
-from engine.retrieval.links import lift, linked_pairs, note_cosine, walk_links
+from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -39,6 +41,9 @@ class Result:
     note: Note
     via: str
     similarity: float
+    # The fused score the ranking used (0–1; 0 for a link result), and the two legs' reciprocal
+    # rank fusion, kept for callers that read it (docs/api.md).
+    score: float
     rrf: float
     explain: dict = field(default_factory=dict)
 
@@ -50,37 +55,35 @@ class Pipeline:
     dense: bool = True
     lexical: bool = True
     heat_boost: bool = True
-    # Pool per leg: min(max(pool_factor·limit, pool_min), visible). docs/architecture.md §4 (and the seed) say
-    # 4·limit; 2·limit is ours. RRF adds a vote per leg, so a deep pool lets a note that is
-    # mediocre in both legs outrank one that tops a single leg; with the default MiniLM, whose
-    # dense leg is the weaker one, 2·limit raised LoCoMo recall@10 from 0.644 to 0.673 and
-    # MADial zh from 0.425 to 0.482 (docs/benchmarks.md, "Why pools of 2·k help").
-    pool_factor: int = 2
-    pool_min: int = 20
+    # "score": the legs' scaled scores mixed (engine/retrieval/fusion.py); "rrf": reciprocal rank
+    # fusion, the first design, kept for the benchmarks' comparison rows.
+    fusion: str = "score"
+    # The dense leg's share of the fused score; None = by query length (fusion.dense_share).
+    dense_share: float | None = None
+    # Pool per leg: min(max(pool_factor·limit, pool_min), visible). With RRF, 2·limit was better
+    # (a deep pool let notes mediocre in both legs collect a second vote); score fusion keeps how
+    # far ahead a hit is, so deeper pools only add candidates: LoCoMo R@10 0.732 at 20, 0.744 at
+    # 40 (docs/benchmarks.md, "LoCoMo round 3"). docs/architecture.md §4 and the seed say 4·limit.
+    pool_factor: int = 4
+    pool_min: int = 40
     # Drop function words from the BM25 query (documents keep them; IDF handles them there).
     query_stop_words: bool = True
     # The forgetting-curve blend (engine/layers/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
     importance_weight: float | None = None
-    # The dense leg's RRF vote on a CJK query when the model is English-only (engine/retrieval/language.py);
+    # The dense leg's vote on a CJK query when the model is English-only (engine/retrieval/language.py);
     # 0 skips the leg. Chosen on MADial zh/en (docs/benchmarks.md).
     cjk_dense_weight: float = 0.0
     # Link lift (engine/retrieval/links.py: lift): a candidate linked from a better one ranks at its own
-    # score plus this share of that one's, so the turn next to a strong match competes for the k slots
-    # (LoCoMo R@10 0.673 → 0.687, R@1 unchanged, docs/benchmarks.md "LoCoMo round 2"); 0 switches it off.
+    # score plus this share of that one's, so the turn next to a strong match competes for the k slots;
+    # 0 switches it off. ``link_lift_far`` is the share two links away (the turn after next).
     link_lift: float = 0.8
+    link_lift_far: float = 0.5
+    # Added to the candidates from a day or month the query names (engine/retrieval/dates.py); at 1
+    # they rank before every candidate from another time that is not lifted by one of them.
+    date_boost: float = 1.0
 
 
 FULL = Pipeline()
-
-
-def rrf_fuse(ranked_lists: list[list[str]], k: int, weights: Sequence[float] | None = None) -> dict[str, float]:
-    """Reciprocal rank fusion with 1-based ranks: each list adds weight/(k + rank) (weight 1 by default)."""
-    scores: dict[str, float] = {}
-    for i, ranked in enumerate(ranked_lists):
-        weight = 1.0 if weights is None else weights[i]
-        for rank, note_id in enumerate(ranked, start=1):
-            scores[note_id] = scores.get(note_id, 0.0) + weight / (k + rank)
-    return scores
 
 
 def dense_pool_size(limit: int, visible: int | None = None, pipeline: Pipeline = FULL) -> int:
@@ -173,18 +176,26 @@ def search(
     vote = dense_vote(query, runtime.embedder(), pipeline.cjk_dense_weight) if pipeline.lexical else 1.0
     dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense and vote > 0 else []
     lexical: list[Hit] = []
+    terms = query_tokens(query, pipeline)
     if pipeline.lexical:
-        lexical = store.query_sparse(collection, bm25_query_vector(query_tokens(query, pipeline)), flt, pool)
-    fused = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k, weights=(vote, 1.0))
+        lexical = store.query_sparse(collection, bm25_query_vector(terms), flt, pool)
+    rrf = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k, weights=(vote, 1.0))
+    if pipeline.fusion == "rrf":
+        fused, step = rrf, tie_step(cfg.rrf_k)
+    else:
+        share = dense_share(len(terms)) if pipeline.dense_share is None else pipeline.dense_share
+        fused, step = score_fuse(dense, lexical, share * vote, pool), SCORE_STEP
     if not fused:
         return []
 
     # The database decides what may be shown, whatever the index still holds.
     candidates = [n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)]
     now = timezone.now()
+    windows = named_windows(query) if pipeline.date_boost > 0 else []
+    dated = {str(n.pk): pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
-    # Heat only breaks (near-)ties: its bonus is below one top rank step (engine/retrieval/heat.py).
-    heats = {str(n.pk): heat_bonus(n, now, weight, cfg.rrf_k) for n in candidates}
+    # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).
+    heats = {str(n.pk): heat_bonus(n, now, weight, step) for n in candidates}
     # The forgetting-curve blend scales the fused score (engine/layers/importance.py).
     forgetting = {str(n.pk): 1.0 for n in candidates}
     blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
@@ -195,7 +206,7 @@ def search(
     order = {note_id: i for i, note_id in enumerate(fused)}
 
     def score(note_id: str) -> float:
-        return fused[note_id] * forgetting[note_id] + heats[note_id]
+        return fused[note_id] * forgetting[note_id] + dated[note_id] + heats[note_id]
 
     scored = {str(n.pk): score(str(n.pk)) for n in candidates}
     ranked = scored
@@ -207,7 +218,8 @@ def search(
             for n in candidates
             if (dense_cos[key] if (key := str(n.pk)) in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
         }
-        ranked = lift(scored, linked_pairs(list(scored)), pipeline.link_lift, relevant)
+        shares = (pipeline.link_lift, pipeline.link_lift_far)
+        ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[str(n.pk)], order[str(n.pk)]))
     matches = candidates[:limit]
 
@@ -218,14 +230,16 @@ def search(
         key = str(note.pk)
         # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
         similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note)
-        result = Result(note, "match", similarity, fused[key])
+        result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0))
         if explain:
             result.explain = {
                 "dense_rank": dense_at.get(key, (None, None))[0],
                 "dense_score": dense_at.get(key, (None, None))[1],
                 "bm25_rank": lexical_at.get(key, (None, None))[0],
                 "bm25_score": lexical_at.get(key, (None, None))[1],
-                "rrf": fused[key],
+                "rrf": rrf.get(key, 0.0),
+                "fused": fused[key],
+                "date": dated[key],
                 "heat": heats[key],
                 "score": scored[key],
                 "lift": ranked[key] - scored[key],
@@ -240,11 +254,12 @@ def search(
             matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
         )
         for linked in walked:
-            result = Result(linked.note, "link", linked.similarity, 0.0)
+            result = Result(linked.note, "link", linked.similarity, 0.0, 0.0)
             if explain:
                 result.explain = {
                     "similarity": linked.similarity,
                     "rrf": 0.0,
+                    "fused": 0.0,
                     "hop": linked.hop,
                     "parent": linked.parent,
                 }

@@ -14,6 +14,7 @@ FIELDS = {
     "content",
     "via",
     "similarity",
+    "score",
     "rrf",
     "category",
     "note_type",
@@ -39,6 +40,7 @@ def test_write_count_search_end_to_end(as_alice, as_bob, store):
     assert set(results[0]) == FIELDS  # no explain unless asked
     assert (results[0]["via"], results[0]["subjects"], results[0]["sources"]) == ("match", ["alex"], ["m1"])
     assert 0 < results[0]["similarity"] <= 1 and results[0]["rrf"] > 0
+    assert results[0]["score"] == pytest.approx(1.0)  # the only match tops both legs
     # Another agent's key sees none of it.
     assert as_bob.get("/memories/count").json() == {"count": 0}
     assert as_bob.post("/memories/search", {"query": "what coffee does alex like"}).json() == {"results": []}
@@ -56,6 +58,7 @@ def test_explain_adds_the_score_breakdown(as_alice, store):
     assert set(result) == FIELDS | {"explain"}
     assert result["explain"]["dense_rank"] == 1 and result["explain"]["hop"] == 0
     assert result["explain"]["rrf"] == result["rrf"]
+    assert result["explain"]["fused"] == result["score"] == pytest.approx(1.0)
 
 
 def test_the_limit_caps_the_matches(as_alice, store):

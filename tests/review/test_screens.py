@@ -58,7 +58,7 @@ def test_search_shows_a_labelled_rounded_breakdown_and_highlights_without_heatin
     results = response.context_data["results"]
     assert results[0].note == note and results[0].via == "match"
     body = response.content.decode()
-    assert "similarity" in body and "Meaning (dense vectors)" in body and "Words (BM25)" in body and "RRF" in body
+    assert "similarity" in body and "Meaning (dense vectors)" in body and "Words (BM25)" in body and "Fused" in body
     assert "<mark>cat</mark>" in body and "<mark>Miso</mark>" in body
     assert re.search(r"\d\.\d{5,}", body) is None  # every number rounded for reading
     note.refresh_from_db()

@@ -24,6 +24,7 @@ from django.core.management.base import CommandError
 from bench.data import Conversation, load_locomo, load_madial
 from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from engine import runtime
+from engine.config import get_config
 from engine.retrieval.search import Pipeline
 from memories.management.base import AmemCommand
 from memories.models import Agent, Note
@@ -61,7 +62,9 @@ class Command(AmemCommand):
             help="share of a linked candidate's score a note may rank at (0 = off)",
         )
         parser.add_argument(
-            "--only", default="", help="comma-separated rows: bm25,dense,rrf,lift,full,heated,heat,share"
+            "--only",
+            default="",
+            help="comma-separated rows: bm25,dense,rrf,round2,fusion,dates,lift,full,heated,heat,share",
         )
         parser.add_argument(
             "--importance-weights",
@@ -210,7 +213,8 @@ class Command(AmemCommand):
             f"{', date in text' if options['date_in_text'] else ''}"
             f"{', query stop words kept' if options['keep_query_stop_words'] else ''}"
             f", pool {options['pool_factor']}·k (min {options['pool_min']})"
-            f", CJK dense vote {options['cjk_dense_weight']}, link lift {options['link_lift']}{label}**: "
+            f", CJK dense vote {options['cjk_dense_weight']}, link lift {options['link_lift']}"
+            f", RRF k {get_config().rrf_k} (RRF rows){label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
             f"({1000 * scores.seconds / max(scores.searches, 1):.1f} ms each, query embedding batched), "
             f"total {total_s:.0f} s. Command: `manage.py amem_bench {_argv(options)}`"

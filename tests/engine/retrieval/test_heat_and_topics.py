@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from engine.errors import InvalidInput
-from engine.retrieval.heat import heat_bonus, seed_boost, tie_step
+from engine.retrieval.heat import SCORE_STEP, heat_bonus, seed_boost, tie_step
 from engine.retrieval.search import FULL, Pipeline, search
 from memories.models import Note
 
@@ -19,25 +19,25 @@ from .conftest import QUERY, ScriptedDense, at_angle, link, put
 NOW = dt.datetime(2025, 1, 10, tzinfo=dt.UTC)
 
 
-def test_the_bonus_grows_with_the_seed_boost_but_stays_below_one_top_rank_step():
-    step = tie_step(60)
-    assert step == pytest.approx(1 / 61 - 1 / 62)
+@pytest.mark.parametrize("step", [SCORE_STEP, tie_step(60)])
+def test_the_bonus_grows_with_the_seed_boost_but_stays_below_one_step(step):
+    assert tie_step(60) == pytest.approx(1 / 61 - 1 / 62)  # one top rank of one RRF leg
     warm = Note(retrieval_count=1, last_accessed=NOW)
     hot = Note(retrieval_count=20, last_accessed=NOW - dt.timedelta(days=1))
     assert seed_boost(hot, NOW, 0.05) == pytest.approx(0.05 * math.log(21) / 2)  # the seed's formula
     scorching = Note(retrieval_count=10**9, last_accessed=NOW)
-    bonuses = [heat_bonus(n, NOW, w, 60) for n in (warm, hot, scorching) for w in (0.05, 10.0)]
+    bonuses = [heat_bonus(n, NOW, w, step) for n in (warm, hot, scorching) for w in (0.05, 10.0)]
     assert all(0 < b < step for b in bonuses)
-    assert heat_bonus(warm, NOW, 0.05, 60) < heat_bonus(hot, NOW, 0.05, 60)
+    assert heat_bonus(warm, NOW, 0.05, step) < heat_bonus(hot, NOW, 0.05, step)
 
 
 def test_heat_is_coarse_so_a_hub_retrieved_1000_times_ties_with_a_note_retrieved_80_times():
     hub, answer = Note(retrieval_count=1000, last_accessed=NOW), Note(retrieval_count=80, last_accessed=NOW)
-    assert heat_bonus(hub, NOW, 0.05, 60) == heat_bonus(answer, NOW, 0.05, 60) > 0
+    assert heat_bonus(hub, NOW, 0.05) == heat_bonus(answer, NOW, 0.05) > 0
 
 
 def test_a_never_retrieved_note_gets_no_heat():
-    assert heat_bonus(Note(retrieval_count=0, created_at=NOW), NOW, 0.05, 60) == 0.0
+    assert heat_bonus(Note(retrieval_count=0, created_at=NOW), NOW, 0.05) == 0.0
 
 
 def test_age_counts_from_creation_when_never_accessed():
@@ -47,17 +47,18 @@ def test_age_counts_from_creation_when_never_accessed():
 
 def test_knowledge_notes_and_weight_zero_get_no_heat():
     note = Note(retrieval_count=50, last_accessed=NOW, note_type=Note.KNOWLEDGE)
-    assert heat_bonus(note, NOW, 0.05, 60) == 0.0
-    assert heat_bonus(Note(retrieval_count=50, last_accessed=NOW), NOW, 0.0, 60) == 0.0
+    assert heat_bonus(note, NOW, 0.05) == 0.0
+    assert heat_bonus(Note(retrieval_count=50, last_accessed=NOW), NOW, 0.0) == 0.0
 
 
 def twins(alice, swap_store, any_store):
-    """Two notes the fusion scores exactly alike: cold is dense rank 1 and BM25 rank 2, hot the reverse.
+    """Two notes the fusion scores exactly alike: the same words (so the same BM25 score) and the
+    same dense score, cold listed first by the dense leg.
 
     Without heat the tie goes to the dense leg's order (cold); heat may decide it.
     """
     cold = put(alice, "Twin note about the harbour.", at_angle(20))
-    hot = put(alice, "Twin note about the harbour, the harbour.", at_angle(20))
+    hot = put(alice, "The twin note about harbour.", at_angle(20))
     swap_store(ScriptedDense(any_store, [(cold, 0.9), (hot, 0.9)]))
     return cold, hot
 
@@ -65,16 +66,18 @@ def twins(alice, swap_store, any_store):
 def test_a_hot_memory_outranks_its_cold_twin(alice, any_store, swap_store):
     cold, hot = twins(alice, swap_store, any_store)
     first = search("harbour", alice, limit=2, heat=False, query_vector=QUERY, explain=True)
-    assert first[0].note == cold and first[0].rrf == pytest.approx(first[1].rrf)
+    assert first[0].note == cold and first[0].score == pytest.approx(first[1].score)
     Note.objects.filter(pk=hot.pk).update(retrieval_count=1, last_accessed=timezone.now())
     assert search("harbour", alice, limit=1, heat=False, query_vector=QUERY)[0].note == hot
 
 
-def test_a_hot_memory_never_passes_one_a_rank_better_in_one_leg(alice, any_store, swap_store):
-    # Neither note has the query word: dense alone ranks them, better 1/61 against hot 1/62.
+def test_a_hot_memory_never_passes_one_clearly_better(alice, any_store, swap_store):
+    # Neither note has the query word: dense alone ranks them. Scaled over the pool (the third
+    # note is its floor) better is 1.0 and hot 0.9875: a gap of 0.0125, six heat steps.
     better = put(alice, "The ferry times for the weekend.", at_angle(20))
     hot = put(alice, "A note that was asked about very often.", at_angle(20))
-    swap_store(ScriptedDense(any_store, [(better, 0.9), (hot, 0.9)]))
+    floor = put(alice, "Something else entirely.", at_angle(20))
+    swap_store(ScriptedDense(any_store, [(better, 0.9), (hot, 0.895), (floor, 0.5)]))
     Note.objects.filter(pk=hot.pk).update(retrieval_count=10**6, last_accessed=timezone.now())
     results = search("harbour", alice, limit=2, heat=False, query_vector=QUERY)
     assert [r.note for r in results] == [better, hot]
