@@ -143,7 +143,8 @@ def bm25_document_vector(
     ``context`` tokens (the note's context: for a conversation turn, the turn before it) count
     ``CONTEXT_TERM_WEIGHT`` each, in tf and in length, a two-field BM25F: a question's words
     are often those of the turn an answer replies to, but a note that says them itself is the
-    better match (LoCoMo R@1 0.27 → 0.32, R@10 +0.004 at 0.3; docs/benchmarks.md, "LoCoMo round 3").
+    better match (LoCoMo replay: R@1 0.272 → 0.322, R@10 0.747 → 0.752; docs/benchmarks.md, "LoCoMo
+    round 3").
     """
     counts: dict[int, float] = defaultdict(float)
     for t in tokens:

@@ -62,8 +62,8 @@ class Pipeline:
     dense_share: float | None = None
     # Pool per leg: min(max(pool_factor·limit, pool_min), visible). With RRF, 2·limit was better
     # (a deep pool let notes mediocre in both legs collect a second vote); score fusion keeps how
-    # far ahead a hit is, so deeper pools only add candidates: LoCoMo R@10 0.732 at 20, 0.744 at
-    # 40 (docs/benchmarks.md, "LoCoMo round 3"). docs/architecture.md §4 and the seed say 4·limit.
+    # far ahead a hit is, so deeper pools only add candidates: LoCoMo R@10 0.741 at 30, 0.747 at
+    # 40 in the replay (docs/benchmarks.md, "LoCoMo round 3"). docs/architecture.md §4 and the seed say 4·limit.
     pool_factor: int = 4
     pool_min: int = 40
     # Drop function words from the BM25 query (documents keep them; IDF handles them there).
