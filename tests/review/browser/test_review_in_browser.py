@@ -19,7 +19,7 @@ def test_search_open_a_note_and_undo_a_retire(logged_in, live_server, alice, mak
     page.fill("#q", "cat called Miso")
     # htmx swaps the results partial in place (no page load) and pushes the URL.
     expect(page.locator("#results .hit").first).to_contain_text("Miso")
-    expect(page.locator("#results .hit").first).to_contain_text("RRF")
+    expect(page.locator("#results .hit").first).to_contain_text("Fused")
     assert "q=cat" in page.url
     page.click("#results .hit a >> nth=0")
     page.wait_for_url(f"**/review/notes/{note.pk}/")
