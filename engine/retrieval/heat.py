@@ -27,15 +27,30 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from typing import Protocol
 
 from memories.models import Note
+
+
+class Recalled(Protocol):
+    """What heat reads of a note (a Note, or a search's candidate row)."""
+
+    @property
+    def note_type(self) -> str: ...
+    @property
+    def retrieval_count(self) -> int: ...
+    @property
+    def last_accessed(self) -> dt.datetime | None: ...
+    @property
+    def created_at(self) -> dt.datetime: ...
+
 
 # The seed's default weight: a boost b of this size is half a step.
 REFERENCE_WEIGHT = 0.05
 LEVELS = 4  # heat is rounded down to quarters of a step (0, ¼, ½, ¾)
 
 
-def seed_boost(note: Note, now: dt.datetime, weight: float) -> float:
+def seed_boost(note: Recalled, now: dt.datetime, weight: float) -> float:
     """The seed's relative boost ``w·ln(1 + count)/(age_days + 1)``; 0 for knowledge or cold notes."""
     if note.note_type == Note.KNOWLEDGE or weight <= 0 or not note.retrieval_count:
         return 0.0
@@ -53,7 +68,7 @@ def tie_step(rrf_k: int) -> float:
     return 1.0 / (rrf_k + 1) - 1.0 / (rrf_k + 2)
 
 
-def heat_bonus(note: Note, now: dt.datetime, weight: float, step: float = SCORE_STEP) -> float:
+def heat_bonus(note: Recalled, now: dt.datetime, weight: float, step: float = SCORE_STEP) -> float:
     """Added to the fused score of ``note``; always below ``step``."""
     boost = seed_boost(note, now, weight)
     level = math.floor(LEVELS * boost / (boost + REFERENCE_WEIGHT)) / LEVELS

@@ -14,6 +14,7 @@ out-of-subject note.
 from __future__ import annotations
 
 import math
+import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from django.db.models import Q
 
 from engine.index.embeddings import from_bytes
 from engine.index.store import cosine
+from engine.retrieval.candidates import Candidate
 from memories import access
 from memories.models import Agent, Link, Note
 
@@ -35,7 +37,7 @@ class LinkedNote:
     parent: str
 
 
-def note_cosine(qvec: np.ndarray, note: Note) -> float:
+def note_cosine(qvec: np.ndarray, note: Note | Candidate) -> float:
     vector = from_bytes(note.embedding)
     return cosine(qvec, vector) if vector is not None else 0.0
 
@@ -44,7 +46,8 @@ def link_paths(note_ids: Sequence[str]) -> tuple[list[tuple[str, str]], list[tup
     """Between the notes ``note_ids``: (source, target) of every link, and of every path of two
     links through any note (the turn two places away), in one query."""
     wanted = set(note_ids)
-    rows = Link.objects.filter(Q(source_id__in=list(wanted)) | Q(target_id__in=list(wanted)))
+    keys = [uuid.UUID(i) for i in wanted]  # UUIDs, not strings: the ORM converts each string again
+    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys))
     edges = [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
     into: dict[str, list[str]] = defaultdict(list)  # middle note → the candidates it links to
     for source, target in edges:

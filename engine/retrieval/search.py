@@ -23,6 +23,7 @@ from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.layers import importance
+from engine.retrieval.candidates import Candidate, visible_candidates
 from engine.retrieval.dates import named_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, heat_bonus, tie_step
@@ -115,7 +116,7 @@ def topics_conditions(topics: tuple[str, ...]) -> tuple[Condition, ...]:
     return tuple(AnyOf((not_knowledge, Eq("topics", t))) for t in topics)
 
 
-def topics_allow(note: Note, topics: tuple[str, ...]) -> bool:
+def topics_allow(note: Note | Candidate, topics: tuple[str, ...]) -> bool:
     if not topics or note.note_type != Note.KNOWLEDGE:
         return True
     have = {t.casefold() for t in note.topics or []}
@@ -188,8 +189,11 @@ def search(
     if not fused:
         return []
 
-    # The database decides what may be shown, whatever the index still holds.
-    candidates = [n for n in access.visible_notes(agent, list(fused), subject=subject) if topics_allow(n, topics)]
+    # The database decides what may be shown, whatever the index still holds. Ranking reads a few
+    # fields of up to two pools of notes (engine/retrieval/candidates.py); the matches are read
+    # whole below.
+    visible = visible_candidates(agent, list(fused), subject=subject)
+    candidates = [n for n in visible if topics_allow(n, topics)]
     now = timezone.now()
     windows = named_windows(query) if pipeline.date_boost > 0 else []
     dated = {str(n.pk): pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
@@ -221,7 +225,8 @@ def search(
         shares = (pipeline.link_lift, pipeline.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[str(n.pk)], order[str(n.pk)]))
-    matches = candidates[:limit]
+    whole = Note.objects.filter(is_active=True).in_bulk([n.pk for n in candidates[:limit]])
+    matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
     lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
