@@ -118,7 +118,8 @@ def visible_rows(agent: Agent, ids, fields: tuple[str, ...], *, subject: str | N
     """``visible_notes`` as rows of ``fields`` (and ``pk``): the same rules, no model instances,
     for a caller that reads many notes and few fields of each (a search's candidates)."""
     ids = [str(i) for i in ids]
-    qs = Note.objects.filter(readable_q(agent), pk__in=ids)
+    # UUIDs, not strings, for the IN list: the ORM would parse each string again.
+    qs = Note.objects.filter(readable_q(agent), pk__in=[uuid.UUID(i) for i in ids])
     rows = {
         str(row["pk"]): row
         for row in qs.values("pk", "is_active", "owner", "readers", "subjects", *fields)

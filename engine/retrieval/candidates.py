@@ -19,6 +19,7 @@ FIELDS = ("note_type", "topics", "created_at", "retrieval_count", "last_accessed
 
 @dataclass(frozen=True)
 class Candidate:
+    key: str  # str(pk), made once: ranking keys every dict by it
     pk: uuid.UUID
     note_type: str
     topics: list[str]
@@ -32,4 +33,4 @@ class Candidate:
 def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> list[Candidate]:
     """The notes ``ids`` that ``agent`` may read, in that order, as candidates."""
     rows = access.visible_rows(agent, ids, FIELDS, subject=subject)
-    return [Candidate(row["pk"], *(row[f] for f in FIELDS)) for row in rows]
+    return [Candidate(str(row["pk"]), row["pk"], *(row[f] for f in FIELDS)) for row in rows]

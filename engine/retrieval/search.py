@@ -196,35 +196,35 @@ def search(
     candidates = [n for n in visible if topics_allow(n, topics)]
     now = timezone.now()
     windows = named_windows(query) if pipeline.date_boost > 0 else []
-    dated = {str(n.pk): pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
+    dated = {n.key: pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
     # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).
-    heats = {str(n.pk): heat_bonus(n, now, weight, step) for n in candidates}
+    heats = {n.key: heat_bonus(n, now, weight, step) for n in candidates}
     # The forgetting-curve blend scales the fused score (engine/layers/importance.py).
-    forgetting = {str(n.pk): 1.0 for n in candidates}
+    forgetting = {n.key: 1.0 for n in candidates}
     blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
     if blend > 0 and candidates:
         newest = max(n.created_at for n in candidates)
         for n in candidates:
-            forgetting[str(n.pk)] = importance.forgetting_factor(n.importance, n.created_at, newest, blend)
+            forgetting[n.key] = importance.forgetting_factor(n.importance, n.created_at, newest, blend)
     order = {note_id: i for i, note_id in enumerate(fused)}
 
     def score(note_id: str) -> float:
         return fused[note_id] * forgetting[note_id] + dated[note_id] + heats[note_id]
 
-    scored = {str(n.pk): score(str(n.pk)) for n in candidates}
+    scored = {n.key: score(n.key) for n in candidates}
     ranked = scored
     if pipeline.link_lift > 0 and len(candidates) > 1:
         # The walk's relevance gate: a note far from the query is never lifted into the matches.
         dense_cos = {h.id: h.score for h in dense}
         relevant = {
-            key
+            n.key
             for n in candidates
-            if (dense_cos[key] if (key := str(n.pk)) in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
+            if (dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
         }
         shares = (pipeline.link_lift, pipeline.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
-    candidates.sort(key=lambda n: (-ranked[str(n.pk)], order[str(n.pk)]))
+    candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
     whole = Note.objects.filter(is_active=True).in_bulk([n.pk for n in candidates[:limit]])
     matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
