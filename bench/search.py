@@ -124,6 +124,34 @@ def measure(queries: list[str], agent_id: str, limit: int) -> tuple[float, float
     return statistics.median(timings), p95, statistics.mean(timings)
 
 
+def compare_round2(queries: list[str], agent_id: str, limit: int) -> dict[str, tuple[float, float]]:
+    """p50/p95 of round 2's ranking (RRF, pools 2·k, one-link lift) and the product's, the two
+    interleaved query by query with the vectors embedded beforehand: the cost of the ranking and
+    its database reads alone, side by side, so the machine's drift hits both alike."""
+    from dataclasses import replace
+
+    from engine import runtime
+    from engine.retrieval.search import FULL, search
+    from memories.models import Agent
+
+    pipelines = {
+        "round 2 (RRF, pools 2·k)": replace(
+            FULL, fusion="rrf", pool_factor=2, pool_min=20, link_lift_far=0.0, date_boost=0.0
+        ),
+        "product (score fusion, pools 4·k)": FULL,
+    }
+    agent = Agent.objects.get(pk=agent_id)
+    vectors = runtime.embedder().encode(queries)
+    timings: dict[str, list[float]] = {name: [] for name in pipelines}
+    for i, (query, vector) in enumerate(zip(queries, vectors, strict=True)):
+        for name, pipeline in pipelines.items():
+            t0 = time.perf_counter()
+            search(query, agent, limit=limit, pipeline=pipeline, query_vector=vector)
+            if i >= 10:  # the first ten warm up the shard pages and the SQLite cache
+                timings[name].append((time.perf_counter() - t0) * 1000)
+    return {name: (statistics.median(t), sorted(t)[int(0.95 * (len(t) - 1))]) for name, t in timings.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -134,6 +162,11 @@ def main() -> None:
     parser.add_argument("--data-dir", default="", help="keep the populated data dir here and reuse it (profiling)")
     parser.add_argument("--profile", action="store_true", help="cProfile the measured searches; print the top")
     parser.add_argument("--locomo", default=str(DATA), help="LoCoMo JSON (texts and questions)")
+    parser.add_argument(
+        "--compare-round2",
+        action="store_true",
+        help="also time round 2's ranking and the product's side by side (query embedding excluded)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="amem-latency-") as tmp:
@@ -181,6 +214,9 @@ def main() -> None:
                 f"| {size} | {len(agents)} | {visible} | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |",
                 flush=True,
             )
+            if args.compare_round2:
+                for name, (c50, c95) in compare_round2(picked, agents[0], args.limit).items():
+                    print(f"  side by side, {size} notes, {name}: p50 {c50:.1f} ms, p95 {c95:.1f} ms", flush=True)
         print(f"load average at end: {load_average()}")
         runtime.close_store()
 
