@@ -63,17 +63,20 @@ class Variant:
     preheat: bool = False
 
 
+def round2(base: Pipeline = FULL) -> Pipeline:
+    """Round 2's ranking (issue 14): RRF, pools of 2·k, a one-link lift, no named dates."""
+    return replace(base, fusion="rrf", pool_factor=2, pool_min=20, link_lift_far=0.0, date_boost=0.0)
+
+
 def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: Sequence[float] = ()) -> list[Variant]:
     """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
     the "probes heat" row, which shows what accumulated heat does to the ranking."""
     plain = replace(base, heat_boost=False, link_lift=0.0, date_boost=0.0)
-    # Round 2's ranking (issue 14): RRF, pools of 2·k, a one-link lift, no named dates.
-    round2 = replace(base, fusion="rrf", pool_factor=2, pool_min=20, link_lift_far=0.0, date_boost=0.0)
     rows = [
         Variant("bm25", "BM25 only", replace(plain, dense=False)),
         Variant("dense", "dense only", replace(plain, lexical=False)),
         Variant("rrf", "RRF (no heat, no links, no dates)", replace(plain, fusion="rrf")),
-        Variant("round2", "round 2 ranking (RRF, pools 2·k, one-link lift)", round2, links=True),
+        Variant("round2", "round 2 ranking (RRF, pools 2·k, one-link lift)", round2(base), links=True),
         Variant("fusion", "score fusion (no heat, no links, no dates)", plain),
         Variant("dates", "score fusion + named dates", replace(plain, date_boost=base.date_boost)),
         Variant(

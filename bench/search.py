@@ -128,18 +128,12 @@ def compare_round2(queries: list[str], agent_id: str, limit: int) -> dict[str, t
     """p50/p95 of round 2's ranking (RRF, pools 2·k, one-link lift) and the product's, the two
     interleaved query by query with the vectors embedded beforehand: the cost of the ranking and
     its database reads alone, side by side, so the machine's drift hits both alike."""
-    from dataclasses import replace
-
+    from bench.evaluate import round2
     from engine import runtime
     from engine.retrieval.search import FULL, search
     from memories.models import Agent
 
-    pipelines = {
-        "round 2 (RRF, pools 2·k)": replace(
-            FULL, fusion="rrf", pool_factor=2, pool_min=20, link_lift_far=0.0, date_boost=0.0
-        ),
-        "product (score fusion, pools 4·k)": FULL,
-    }
+    pipelines = {"round 2 (RRF, pools 2·k)": round2(), "product (score fusion, pools 4·k)": FULL}
     agent = Agent.objects.get(pk=agent_id)
     vectors = runtime.embedder().encode(queries)
     timings: dict[str, list[float]] = {name: [] for name in pipelines}

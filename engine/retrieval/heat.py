@@ -11,9 +11,9 @@ So heat is now an additive bonus smaller than a fixed step: it decides between n
 fusion scores (nearly) alike, and can never lift a note above one that is clearly better.
 With the score fusion (engine/retrieval/fusion.py, scores in 0–1) the step is 0.002 — on
 LoCoMo the gap between the 9th and 10th match is smaller than that for one question in ten,
-between the 1st and 2nd for fewer than one in a hundred; with RRF it is one rank at the top of
-one leg, ``1/(k+1) − 1/(k+2)``. Inside that bound the seed's boost still sets its size: ``level = b/(b + 0.05)`` with
-``b = w·ln(1 + count)/(age_days + 1)``, rounded down to quarters, ``bonus = step · level``.
+between the 1st and 2nd for fewer than one in a hundred; with RRF it is one rank at the top
+of one leg, ``1/(k+1) − 1/(k+2)``. Inside that bound the seed's boost still sets its size:
+``level = b/(b + 0.05)`` with ``b = w·ln(1 + count)/(age_days + 1)``, rounded down to quarters, ``bonus = step · level``.
 So a recently retrieved note wins a tie against a cold one, and ``w`` (``AMEM_HEAT_WEIGHT``;
 0 switches heat off) sets how quickly the level saturates. The quarters keep heat coarse
 (at w = 0.05 and age 0: retrieved once, three times, twenty times): in a burst of varied

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from django.db.models import F
@@ -58,7 +59,7 @@ class Pipeline:
     heat_boost: bool = True
     # "score": the legs' scaled scores mixed (engine/retrieval/fusion.py); "rrf": reciprocal rank
     # fusion, the first design, kept for the benchmarks' comparison rows.
-    fusion: str = "score"
+    fusion: Literal["score", "rrf"] = "score"
     # The dense leg's share of the fused score; None = by query length (fusion.dense_share).
     dense_share: float | None = None
     # Pool per leg: min(max(pool_factor·limit, pool_min), visible). With RRF, 2·limit was better

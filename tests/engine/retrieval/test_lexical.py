@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
+from engine.index.store import CONTEXT_TERM_WEIGHT, bm25_document_vector, term_id
 from engine.retrieval.search import FULL, search
 from engine.write.pipeline import add_episodic
 
@@ -24,3 +27,25 @@ def test_another_form_of_a_word_finds_the_note(alice, store):
     add_episodic("Melanie finished three paintings of the lake.", alice, sources=["paint"])
     add_episodic("Caroline went to a support group meeting.", alice, sources=["group"])
     assert sources(search("did she paint", alice, limit=5, heat=False, links=False, pipeline=BM25_ONLY)) == {"paint"}
+
+
+def test_a_note_that_says_the_words_itself_outranks_one_whose_context_says_them(alice, store):
+    # Without the context's lighter weight the short reply, whose context repeats the query's
+    # words, scored higher: its text is shorter. A context term counts 0.3 (bm25_document_vector).
+    add_episodic(
+        "At last we all went to the harbour festival with the children and our friends.",
+        alice,
+        sources=["says it"],
+    )
+    add_episodic("Yes, we did go.", alice, sources=["reply"], context="The harbour festival?")
+    results = search("harbour festival", alice, limit=2, heat=False, links=False, pipeline=BM25_ONLY)
+    assert [s for r in results for s in r.note.sources] == ["says it", "reply"]
+
+
+def test_context_terms_count_a_fraction_in_tf_and_in_length():
+    vector = bm25_document_vector(["harbour"], k1=1.5, b=0.75, avg_len=10, context=["harbour", "festival"])
+    weights = dict(zip(vector.indices, vector.values, strict=True))
+    norm = 1.5 * (0.25 + 0.75 * (1 + 2 * CONTEXT_TERM_WEIGHT) / 10)
+    tf = 1 + CONTEXT_TERM_WEIGHT
+    assert weights[term_id("harbour")] == pytest.approx(tf * 2.5 / (tf + norm))
+    assert weights[term_id("festival")] == pytest.approx(CONTEXT_TERM_WEIGHT * 2.5 / (CONTEXT_TERM_WEIGHT + norm))

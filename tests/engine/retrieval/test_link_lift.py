@@ -14,24 +14,33 @@ from .conftest import QUERY, at_angle, link, put
 pytestmark = pytest.mark.django_db
 
 
+def both_ways(*pairs):
+    """Links each pair both ways, as the conversation path links adjacent turns."""
+    for a, b in pairs:
+        link(a, b)
+        link(b, a)
+
+
+def distractors(agent, first_angle: float, step: float) -> None:
+    """Six notes a little nearer the query than the answers below, linked to nothing."""
+    for i in range(6):
+        put(agent, f"Unrelated note number {i} about the weather.", at_angle(first_angle + step * i))
+
+
+def harbour_matches(agent, pipeline):
+    results = search("harbour", agent, limit=3, heat=False, pipeline=pipeline, query_vector=QUERY)
+    return [r.note for r in results if r.via == "match"]
+
+
 def test_the_turn_after_a_strong_match_is_among_the_matches_at_a_small_limit(alice, store):
     question = put(alice, "Did you visit the harbour last week?", at_angle(5))
     # The answer shares no word with the query and is far from it in meaning.
     answer = put(alice, "Yes, we went on Saturday and ate fish.", at_angle(75))
-    link(question, answer)
-    link(answer, question)
-    # Distractors a little nearer the query than the answer, linked to nothing.
-    for i in range(6):
-        put(alice, f"Unrelated note number {i} about the weather.", at_angle(50 + 3 * i))
-
-    def matches(pipeline):
-        results = search("harbour", alice, limit=3, heat=False, pipeline=pipeline, query_vector=QUERY)
-        return [r.note for r in results if r.via == "match"]
-
+    both_ways((question, answer))
+    distractors(alice, 50, 3)
     # Without the lift the answer is the last of eight candidates: only the walk appends it, beyond k.
-    assert answer not in matches(replace(FULL, link_lift=0.0))
-    lifted = matches(FULL)
-    assert lifted[:2] == [question, answer]
+    assert answer not in harbour_matches(alice, replace(FULL, link_lift=0.0))
+    assert harbour_matches(alice, FULL)[:2] == [question, answer]
 
 
 def test_lift_passes_on_original_scores_only_between_candidates():
@@ -66,9 +75,7 @@ def test_an_unrelated_linked_note_is_never_lifted_into_the_matches(alice, store)
 
 def test_link_paths_finds_direct_links_and_paths_of_two_in_one_query(alice, store, django_assert_num_queries):
     a, b, c, d = (put(alice, f"Turn {i} of the chat.", at_angle(10 * i)) for i in range(4))
-    for x, y in ((a, b), (b, c), (c, d)):
-        link(x, y)
-        link(y, x)
+    both_ways((a, b), (b, c), (c, d))
     ids = [str(n.pk) for n in (a, c, d)]  # b is not a candidate: a reaches c through it
     with django_assert_num_queries(1):
         direct, two = link_paths(ids)
@@ -86,15 +93,7 @@ def test_the_answer_two_turns_after_the_question_is_among_the_matches(alice, sto
     question = put(alice, "Did you visit the harbour last week?", at_angle(5))
     aside = put(alice, "Hold on, my phone is ringing.", at_angle(80))
     answer = put(alice, "Yes, we went on Saturday and ate fish.", at_angle(60))
-    for x, y in ((question, aside), (aside, answer)):
-        link(x, y)
-        link(y, x)
-    for i in range(6):
-        put(alice, f"Unrelated note number {i} about the weather.", at_angle(50 + 2 * i))
-
-    def matches(pipeline):
-        results = search("harbour", alice, limit=3, heat=False, pipeline=pipeline, query_vector=QUERY)
-        return [r.note for r in results if r.via == "match"]
-
-    assert answer not in matches(replace(FULL, link_lift_far=0.0))
-    assert matches(FULL)[:2] == [question, answer]
+    both_ways((question, aside), (aside, answer))
+    distractors(alice, 50, 2)
+    assert answer not in harbour_matches(alice, replace(FULL, link_lift_far=0.0))
+    assert harbour_matches(alice, FULL)[:2] == [question, answer]
