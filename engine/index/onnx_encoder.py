@@ -23,6 +23,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,15 @@ def _export(model: Any, target: Path) -> None:
     fd, scratch = tempfile.mkstemp(dir=target.parent, suffix=".onnx.part")
     os.close(fd)
     try:
-        with torch.inference_mode(False), torch.no_grad():
+        # The tracer warns that shapes and branches it saw become constants; the graph is only
+        # used after it matches PyTorch on probes of other batch sizes and lengths (load below),
+        # so the warnings would only alarm whoever starts the service for the first time. The
+        # TorchScript exporter is chosen on purpose (the newer one needs onnxscript), so its
+        # deprecation notice is silenced too.
+        with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+            warnings.simplefilter("ignore", category=DeprecationWarning)
+            warnings.filterwarnings("ignore", message="Exporting aten::index operator", category=UserWarning)
             torch.onnx.export(
                 LastHidden().eval(),
                 tuple(example[name] for name in _INPUTS),
@@ -148,7 +157,7 @@ def load(model: Any, location: str) -> OnnxEncoder | None:
         options.log_severity_level = 3
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         encoder = OnnxEncoder(session, model.tokenizer, int(model.max_seq_length))
-        expected = model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True)
+        expected = model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
         gap = float(np.max(np.abs(encoder.encode(list(PROBES)) - expected)))
     except Exception as exc:  # an optional speed-up: any failure keeps PyTorch
         log.warning("ONNX Runtime not used for %s: %s: %s", location, type(exc).__name__, exc)

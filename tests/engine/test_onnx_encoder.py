@@ -65,3 +65,13 @@ def test_a_stack_the_export_does_not_reproduce_is_not_used(embedder):
     stack = [embedder._model[0], NotMeanPooling()]
     assert onnx_encoder._plain_stack(stack) is False
     assert onnx_encoder._plain_stack(list(embedder._model)) is True
+
+
+def test_a_first_export_is_used_and_warns_nobody(embedder, tmp_path, monkeypatch, recwarn):
+    # Whoever starts the service first should not read the tracer's warnings about constants: the
+    # graph is checked against PyTorch on probes of other lengths before it is used.
+    monkeypatch.setenv("AMEM_ONNX_CACHE", str(tmp_path))
+    encoder = onnx_encoder.load(embedder._model, _resolve(embedder.model_name))
+    assert encoder is not None
+    assert list(tmp_path.glob("*.onnx")), "the graph was not exported into the cache"
+    assert [f"{w.category.__name__}: {w.message}" for w in recwarn.list] == []
