@@ -8,11 +8,18 @@ from that window, so among the notes that match the query those from the named t
 first. On LoCoMo, where 194 of 1,536 questions name a date, that raised R@10 0.701 → 0.722
 and R@1 0.307 → 0.323 (docs/benchmarks.md, "LoCoMo round 3").
 
-Only explicit dates count: a day with its month and year ("7 July, 2023", "July 7 2023",
-"9th December 2023", "2023-07-07", "2023年7月7日") or a month with its year ("May 2023",
-"2023年5月"). A bare year is too wide to help and too often a number; relative dates
-("last Friday") need a reference time the query does not carry. A day's window has a day of
-slack on each side: a turn said late on the 7th in one time zone is the 8th in UTC.
+Explicit dates: a day with its month and year ("7 July, 2023", "July 7 2023", "9th December
+2023", "2023-07-07", "2023年7月7日") or a month with its year ("May 2023", "2023年5月"). A bare
+year is too wide to help and too often a number. A day's window has a day of slack on each side:
+a turn said late on the 7th in one time zone is the 8th in UTC.
+
+Relative dates are read against the day of the search (``today``), the time an agent asks in:
+"yesterday", "the day before yesterday", "3 days ago", "two weeks ago", "a month ago", "last
+Friday", "last week", "last month" and 昨天, 前天, 大前天, 3天前, 两周前, 一个月前, 上周五, 上周,
+上个月, when the query names no explicit date (then that is its time). A relative day wins over
+a relative week or month, as a named day wins over a month. "Today", "this week"
+and "this month" are not read: "How is the project today?" means "nowadays" as often as it means
+this very day, and the newest notes need no help to be found.
 """
 
 from __future__ import annotations
@@ -55,9 +62,11 @@ def _month(year: str, month: int) -> Window | None:
     return dt.date(int(year), month, 1), dt.date(int(year), month, last)
 
 
-def named_windows(query: str) -> list[Window]:
+def named_windows(query: str, today: dt.date | None = None) -> list[Window]:
     """The (first, last) days the query names; a named day (even one that does not exist) wins
-    over months, so "31 February 2023" is not read as February."""
+    over months, so "31 February 2023" is not read as February. Relative dates are read against
+    ``today`` when given, and only when the query names no explicit date: in "What did Joanna
+    finish last Friday, on 23 January 2022?" the time is the explicit one."""
     days: list[Window | None] = []
     days += [_day(m[3], _MONTHS[m[2].lower()], m[1]) for m in _DAY_MONTH_YEAR.finditer(query)]
     days += [_day(m[3], _MONTHS[m[1].lower()], m[2]) for m in _MONTH_DAY_YEAR.finditer(query)]
@@ -67,7 +76,104 @@ def named_windows(query: str) -> list[Window]:
         return [w for w in days if w is not None]
     months = [_month(m[2], _MONTHS[m[1].lower()]) for m in _MONTH_YEAR.finditer(query)]
     months += [_month(m[1], int(m[2])) for m in _HAN_MONTH.finditer(query)]
-    return [w for w in months if w is not None]
+    if months or today is None:
+        return [w for w in months if w is not None]
+    relative_days, relative_spans = _relative(query, today)
+    return relative_days or relative_spans
+
+
+# Relative dates. Each pattern's text is blanked once it is read, so "the day before yesterday"
+# is not also "yesterday", nor 大前天 also 前天, nor 上周五 also 上周.
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+_COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+_HAN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# A whole number, never the tail of one: 十五天前 is fifteen days, not five.
+_HAN_COUNT = r"(?<![\d十百" + "".join(_HAN_DIGITS) + r"])(\d{1,3}|[十" + "".join(_HAN_DIGITS) + r"]{1,3})"
+_WEEKDAYS = {name.lower(): number for number, name in enumerate(calendar.day_name)}
+_HAN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_LAST_WEEK = r"(?:上周|上个?星期|上个?礼拜)"
+
+_DAYS_BACK = [  # (pattern, days before today; a group: that many)
+    (re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.IGNORECASE), 2),
+    (re.compile(r"\b(?:yesterday|last\s+night)\b", re.IGNORECASE), 1),
+    (re.compile(r"大前天"), 3),
+    (re.compile(r"(?<![之以提目当眼面从先])前天"), 2),  # not 之前天气 ("before, the weather")
+    (re.compile(r"昨[天日晚]"), 1),
+    (re.compile(rf"\b{_COUNT}\s+days?\s+ago\b", re.IGNORECASE), None),
+    (re.compile(rf"{_HAN_COUNT}\s*天(?:之|以)?前"), None),
+]
+_WEEKS_BACK = [
+    re.compile(rf"\b{_COUNT}\s+weeks?\s+ago\b", re.IGNORECASE),
+    re.compile(rf"{_HAN_COUNT}\s*(?:个)?(?:周|星期|礼拜)(?:之|以)?前"),
+]
+_MONTHS_BACK = [
+    re.compile(rf"\b{_COUNT}\s+months?\s+ago\b", re.IGNORECASE),
+    re.compile(rf"{_HAN_COUNT}\s*个月(?:之|以)?前"),
+]
+# "the last week of June", "last Friday of the month" name no time relative to today.
+_NOT_OF = r"\b(?!\s+(?:of|in|before|after)\b)"
+_LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(_WEEKDAYS) + r")" + _NOT_OF, re.IGNORECASE)
+_HAN_LAST_WEEKDAY = re.compile(_LAST_WEEK + "([" + "".join(_HAN_WEEKDAYS) + "])")
+_LAST_WEEK_SPAN = re.compile(r"\blast\s+week" + _NOT_OF + "|" + _LAST_WEEK, re.IGNORECASE)
+_LAST_MONTH_SPAN = re.compile(r"\blast\s+month" + _NOT_OF + r"|上个?月", re.IGNORECASE)
+
+
+def _count(word: str) -> int | None:
+    """3, "three", 三, 十五, 二十: the number of days, weeks or months back; None for 三五 ("three
+    or five") or another form it does not read."""
+    if word.isdigit():
+        return int(word)
+    if word.lower() in _NUMBER_WORDS:
+        return _NUMBER_WORDS[word.lower()]
+    tens, ten, units = word.rpartition("十")
+    if not ten:
+        return _HAN_DIGITS.get(word)
+    high = _HAN_DIGITS.get(tens) if tens else 1
+    low = _HAN_DIGITS.get(units) if units else 0
+    return None if high is None or low is None else high * 10 + low
+
+
+def _around(day: dt.date) -> Window:
+    return day - SLACK, day + SLACK
+
+
+def _relative(query: str, today: dt.date) -> tuple[list[Window], list[Window]]:
+    """Relative days (each with the usual slack) and relative weeks and months, against ``today``."""
+    text = query
+    days: list[Window] = []
+
+    def take(pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        nonlocal text
+        found = list(pattern.finditer(text))
+        text = pattern.sub(lambda m: " " * len(m[0]), text)
+        return found
+
+    for pattern, back in _DAYS_BACK:
+        for m in take(pattern):
+            count = back if back is not None else _count(m[1])
+            if count is not None:
+                days.append(_around(today - dt.timedelta(days=count)))
+    # "Two weeks ago" is vaguer than "two days ago": a week around that day; a month: two weeks.
+    for patterns, unit, slack in ((_WEEKS_BACK, 7, 3), (_MONTHS_BACK, 30, 7)):
+        for pattern in patterns:
+            for m in take(pattern):
+                count = _count(m[1])
+                if count is not None:
+                    middle = today - dt.timedelta(days=unit * count)
+                    days.append((middle - dt.timedelta(days=slack), middle + dt.timedelta(days=slack)))
+    monday = today - dt.timedelta(days=today.weekday())
+    for m in take(_LAST_WEEKDAY):  # the latest such day before today
+        back = (today.weekday() - _WEEKDAYS[m[1].lower()] - 1) % 7 + 1
+        days.append(_around(today - dt.timedelta(days=back)))
+    for m in take(_HAN_LAST_WEEKDAY):  # 上周五: Friday of the previous calendar week
+        days.append(_around(monday - dt.timedelta(weeks=1) + dt.timedelta(days=_HAN_WEEKDAYS[m[1]])))
+    spans: list[Window] = []
+    if take(_LAST_WEEK_SPAN):
+        spans.append((monday - dt.timedelta(weeks=1), monday - dt.timedelta(days=1)))
+    if take(_LAST_MONTH_SPAN):
+        last = today.replace(day=1) - dt.timedelta(days=1)
+        spans.append((last.replace(day=1), last))
+    return days, spans
 
 
 def within(when: dt.datetime, windows: list[Window]) -> bool:

@@ -196,7 +196,7 @@ def search(
     visible = visible_candidates(agent, list(fused), subject=subject)
     candidates = [n for n in visible if topics_allow(n, topics)]
     now = timezone.now()
-    windows = named_windows(query) if pipeline.date_boost > 0 else []
+    windows = named_windows(query, today=now.date()) if pipeline.date_boost > 0 else []
     dated = {n.key: pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
     # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).

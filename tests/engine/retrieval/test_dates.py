@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import replace
 
 import pytest
+from django.utils import timezone
 
 from engine.retrieval.dates import named_windows, within
 from engine.retrieval.search import FULL, search
@@ -31,7 +32,7 @@ D = dt.date
         # A day wins over the month it falls in; a bare year, a relative date or no date: nothing.
         ("On 3 May 2023, in May 2023", [(D(2023, 5, 2), D(2023, 5, 4))]),
         ("What did Evan do in 2023?", []),
-        ("What did Joanna finish last Friday?", []),
+        ("What did Joanna finish last Friday?", []),  # no day of the search given: not read
         ("May I ask what you painted?", []),
         ("Born on 31 February 2023", []),  # no such day
         ("Moved in month 13 of 2023: 2023-13-01", []),
@@ -39,6 +40,47 @@ D = dt.date
 )
 def test_explicit_days_and_months_are_found(query, windows):
     assert named_windows(query) == windows
+
+
+MONDAY = D(2026, 11, 30)
+
+
+@pytest.mark.parametrize(
+    ("query", "windows"),
+    [
+        ("What did we decide yesterday?", [(D(2026, 11, 28), D(2026, 11, 30))]),
+        ("what did she say last night", [(D(2026, 11, 28), D(2026, 11, 30))]),
+        ("the day before yesterday", [(D(2026, 11, 27), D(2026, 11, 29))]),  # not also yesterday
+        ("the plan from 3 days ago", [(D(2026, 11, 26), D(2026, 11, 28))]),
+        ("two weeks ago", [(D(2026, 11, 13), D(2026, 11, 19))]),  # a week around the day
+        ("a month ago", [(D(2026, 10, 24), D(2026, 11, 7))]),
+        ("last Friday", [(D(2026, 11, 26), D(2026, 11, 28))]),
+        ("last Monday", [(D(2026, 11, 22), D(2026, 11, 24))]),  # on a Monday: a week ago
+        ("last week", [(D(2026, 11, 23), D(2026, 11, 29))]),  # the calendar week before
+        ("last month", [(D(2026, 10, 1), D(2026, 10, 31))]),
+        ("yesterday, or last week", [(D(2026, 11, 28), D(2026, 11, 30))]),  # the day wins
+        ("昨天聊了什么", [(D(2026, 11, 28), D(2026, 11, 30))]),
+        ("前天", [(D(2026, 11, 27), D(2026, 11, 29))]),
+        ("大前天", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 前天
+        ("十五天前", [(D(2026, 11, 14), D(2026, 11, 16))]),  # fifteen, not five
+        ("两周前", [(D(2026, 11, 13), D(2026, 11, 19))]),
+        ("上周五", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 上周
+        ("上个星期天", [(D(2026, 11, 28), D(2026, 11, 30))]),
+        ("上周", [(D(2026, 11, 23), D(2026, 11, 29))]),
+        ("上个月", [(D(2026, 10, 1), D(2026, 10, 31))]),
+        # The query's own time wins; words that only look relative; what is deliberately not read.
+        ("What did Joanna finish last Friday on 23 January, 2022?", [(D(2022, 1, 22), D(2022, 1, 24))]),
+        ("What did Evan host last week of June 2023?", [(D(2023, 6, 1), D(2023, 6, 30))]),
+        ("the last week of the trip", []),
+        ("last Friday of the month", []),
+        ("我之前天天跑步", []),  # 之前 + 天天, not 前天
+        ("三五天前", []),  # "three or five days": no one day
+        ("How is the project today?", []),
+        ("What happened this week?", []),
+    ],
+)
+def test_relative_dates_are_read_against_the_day_of_the_search(query, windows):
+    assert named_windows(query, today=MONDAY) == windows
 
 
 def test_within_compares_the_day():
@@ -67,3 +109,24 @@ def test_a_named_date_with_no_note_changes_nothing(alice, store):
     b = put(alice, "A harbour trip.", at_angle(30), created_at=june)
     results = search("harbour on 8 May 2023", alice, limit=2, heat=False, query_vector=QUERY)
     assert [r.note for r in results] == [a, b]
+
+
+def test_a_match_from_yesterday_ranks_first(alice, store):
+    now = timezone.now()
+    yesterday, last_month = now - dt.timedelta(days=1), now - dt.timedelta(days=40)
+    older_and_closer = put(
+        alice, "We fixed the harbour deploy, the harbour is green.", at_angle(5), created_at=last_month
+    )
+    from_yesterday = put(alice, "The harbour deploy went out.", at_angle(30), created_at=yesterday)
+    results = search("What happened with the harbour deploy yesterday?", alice, limit=2, heat=False, query_vector=QUERY)
+    assert [r.note for r in results] == [from_yesterday, older_and_closer]
+    plain = replace(FULL, date_boost=0.0)
+    results = search(
+        "What happened with the harbour deploy yesterday?",
+        alice,
+        limit=2,
+        heat=False,
+        query_vector=QUERY,
+        pipeline=plain,
+    )
+    assert [r.note for r in results] == [older_and_closer, from_yesterday]
