@@ -9,7 +9,9 @@ evaluation only) with a serial number, and each vector is the real MiniLM
 embedding of its source turn plus Gaussian noise, re-normalised — so the index
 has the cluster structure of real text without embedding 100k texts (~10 min
 on 2 cores). Only the queries (LoCoMo questions, each used once per size) are
-embedded, inside search(), as in production.
+embedded, inside search(), as in production. ``--chinese`` takes texts and
+queries from MADial-Bench zh instead (long Chinese queries: BM25 over Han
+words and character pairs, the dense leg skipped with the English-only model).
 """
 
 from __future__ import annotations
@@ -54,6 +56,17 @@ def corpus(path: Path) -> tuple[list[str], list[str]]:
     turns = [t.text for c in conversations for t in c.turns]
     questions = [q.text for c in conversations for q in c.questions]
     return turns, questions
+
+
+def chinese_corpus(folder: Path) -> tuple[list[str], list[str]]:
+    """MADial-Bench zh: its memories and every line of its dialogues as texts (1,800 or so), the
+    dialogues' queries (the talk before the test turn, 160) as queries."""
+    from bench.data import _jsonl, load_madial
+
+    users = load_madial(folder, "zh")
+    lines = [line for d in _jsonl(folder / "MADial-Bench-zh-dialogue.json") for line in d["dialogue"] if line.strip()]
+    texts = [m.text for _, memories, _ in users for m in memories] + list(dict.fromkeys(lines))
+    return texts, [q.text for _, _, questions in users for q in questions]
 
 
 def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> None:
@@ -157,6 +170,11 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the measured searches; print the top")
     parser.add_argument("--locomo", default=str(DATA), help="LoCoMo JSON (texts and questions)")
     parser.add_argument(
+        "--chinese",
+        action="store_true",
+        help="texts and queries from MADial-Bench zh (next to --locomo) instead of LoCoMo; use its own --data-dir",
+    )
+    parser.add_argument(
         "--compare-round2",
         action="store_true",
         help="also time round 2's ranking and the product's side by side (query embedding excluded)",
@@ -171,7 +189,10 @@ def main() -> None:
 
         from engine import runtime
 
-        turns, questions = corpus(Path(args.locomo))
+        if args.chinese:
+            turns, questions = chinese_corpus(Path(args.locomo).parent / "madial")
+        else:
+            turns, questions = corpus(Path(args.locomo))
         turns = turns[: args.source_turns] if args.source_turns else turns
         rng = np.random.default_rng(7)
         from memories.models import Note
