@@ -9,7 +9,8 @@ was true at a moment: valid_from ≤ t < invalid_at.
 
 Facts come from the construct call in LLM mode (no extra call) or, offline, from
 ``extract_patterns``: a handful of conservative English patterns that miss most
-facts and are documented as weak (docs/memory-layers.md).
+facts and are documented as weak (docs/memory-layers.md). The episodic path (events,
+conversation turns) has no model, so its notes go through the patterns only.
 """
 
 from __future__ import annotations
@@ -236,12 +237,17 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+_SPEAKER = re.compile(r"\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s")
+
+
 def extract_patterns(text: str, subjects: Sequence[str] = ()) -> list[Triple]:
     """Offline triples: where someone lives or works and how old they are, in plain English, nothing else.
 
-    "I" becomes the note's only subject, or "user" when there is not exactly one.
+    "I" becomes the note's only subject; else, in a conversation turn ("Caroline: I moved to
+    Lisbon"), its speaker; else "user".
     """
-    me = subjects[0] if len(subjects) == 1 else "user"
+    speaker = _SPEAKER.match(text)
+    me = subjects[0] if len(subjects) == 1 else speaker[1] if speaker else "user"
     found: list[Triple] = []
     for pattern, relation in _PATTERNS:
         for match in pattern.finditer(text):

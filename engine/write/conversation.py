@@ -143,7 +143,7 @@ def add_conversation(
         raise QualityRejected(f"[quality] every turn was refused (turn {first.position}: {first.reason})")
     notes = embed_episodic(agent, items)  # raises on malformed fields before anything is written
     with transaction.atomic():
-        store_episodic(agent, notes, actor=actor, path="conversation")
+        store_episodic(agent, notes, actor=actor, path="conversation", read_facts=True)
         if link_adjacent:
             Link.objects.bulk_create(adjacent_links(kept, notes, actor or agent.pk), ignore_conflicts=True)
     return StoredConversation(notes, skipped)

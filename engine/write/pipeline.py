@@ -130,7 +130,7 @@ def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, act
     agent = resolve_agent(agent)
     notes = embed_episodic(agent, items)
     with transaction.atomic():
-        store_episodic(agent, notes, actor=actor)
+        store_episodic(agent, notes, actor=actor, read_facts=True)
     return notes
 
 
@@ -148,11 +148,23 @@ def embed_episodic(agent: Agent, items: Sequence[EpisodicItem]) -> list[Note]:
     return notes
 
 
-def store_episodic(agent: Agent, notes: list[Note], *, actor: str | None = None, path: str = "episodic") -> None:
-    """Insert notes from ``embed_episodic`` inside the caller's transaction; indexed after commit."""
+def store_episodic(
+    agent: Agent, notes: list[Note], *, actor: str | None = None, path: str = "episodic", read_facts: bool = False
+) -> None:
+    """Insert notes from ``embed_episodic`` inside the caller's transaction; indexed after commit.
+
+    ``read_facts``: what the notes say themselves (an event, a turn) also yields facts, by the
+    offline patterns: no model on this path. A summary or a reflection restates or infers, so
+    its callers leave it off.
+    """
     if not notes:
         return
     Note.objects.bulk_create(notes, batch_size=500)
+    if read_facts:
+        for note in notes:
+            triples = facts.extract_patterns(note.content, note.subjects)
+            if triples:
+                facts.record_from_note(note, agent, triples, "offline")
     NoteEvent.objects.bulk_create(
         [
             NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk)

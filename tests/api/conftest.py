@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from django.test import Client
 
-from memories.models import Agent, ApiKey, Link, Note, NoteEvent
+from memories.models import Agent, ApiKey, Fact, Link, Note, NoteEvent
 
 
 @pytest.fixture(autouse=True)
@@ -58,12 +58,12 @@ def as_bob(bob) -> AgentClient:
 
 @pytest.fixture
 def snapshot() -> Callable[[], tuple]:
-    """What a failed request must leave untouched: notes, history, links."""
+    """What a failed request must leave untouched: notes, history, links, facts."""
 
     def take() -> tuple:
         notes = tuple(
             Note.objects.order_by("pk").values_list("pk", "content", "revision", "is_active", "sources", "context")
         )
-        return notes, NoteEvent.objects.count(), Link.objects.count()
+        return notes, NoteEvent.objects.count(), Link.objects.count(), Fact.objects.count()
 
     return take

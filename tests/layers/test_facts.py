@@ -84,3 +84,32 @@ def test_a_written_note_yields_offline_facts_citing_it(as_alice, store):
     fact = Fact.objects.get()
     assert (fact.subject, fact.relation, fact.object, fact.origin) == ("alex", "lives_in", "Lisbon", "offline")
     assert fact.sources == [created.json()["id"]]
+
+
+def test_conversation_turns_yield_facts_by_speaker_and_time(as_alice, store):
+    # "Memory just happens": captured turns feed the fact layer too, with no model, each fact
+    # dated by its turn, so a later move closes the earlier one.
+    turns = [
+        {"text": "Caroline: I moved to Lisbon for the new job.", "session": "s1", "occurred_at": MAY},
+        {"text": "Mel: That's great, how is it going?", "session": "s1", "occurred_at": MAY},
+        {"text": "Caroline: I just moved to Porto, closer to family!", "session": "s2", "occurred_at": JUNE},
+    ]
+    stored = as_alice.post("/conversations", {"turns": turns})
+    assert stored.status_code == 201
+    ids = stored.json()["ids"]
+    now = as_alice.get("/facts?entity=Caroline").json()["facts"]
+    assert [(f["object"], f["sources"], f["origin"]) for f in now] == [("Porto", [ids[2]], "offline")]
+    then = as_alice.get("/facts?entity=Caroline&as_of=2026-05-15T00:00:00Z").json()["facts"]
+    assert [(f["object"], f["sources"]) for f in then] == [("Lisbon", [ids[0]])]
+
+
+def test_an_episodic_event_yields_facts_and_its_subject_is_the_i(as_alice, store):
+    created = as_alice.post("/memories/episodic", {"text": "I am 34 years old as of today.", "subjects": ["sam"]})
+    fact = Fact.objects.get()
+    assert (fact.subject, fact.relation, fact.object, fact.sources) == ("sam", "is_age", "34", [created.json()["id"]])
+
+
+def test_a_conversation_refused_whole_leaves_no_fact(as_alice, store):
+    turns = [{"text": "Caroline: I moved to Lisbon for the new job.", "occurred_at": "2026-05-01T00:00:00"}]  # no zone
+    assert as_alice.post("/conversations", {"turns": turns}).status_code == 400
+    assert not Fact.objects.exists()
