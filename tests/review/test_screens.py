@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from engine.layers import facts
 from memories.models import ConflictPair, JobRun, Link, Note
 from tests.review.conftest import HTMX
 
@@ -94,6 +95,16 @@ def test_the_graph_shows_two_hops(rclient, alice, make_note):
     hops = {n["id"]: n["hop"] for n in response.context["nodes"]}
     assert hops == {a.pk: 0, b.pk: 1, c.pk: 2}
     assert b"<svg" in response.content
+
+
+def test_the_graph_lists_the_facts_read_from_its_notes(rclient, alice, make_note):
+    a, b, far = (make_note(alice, f"Graph node {i}: Alice tends her garden at home.") for i in range(3))
+    Link.objects.create(source=a, target=b)
+    facts.add_fact(alice, "Alice", "lives_in", "Porto", sources=[str(b.pk)])
+    facts.add_fact(alice, "Alice", "likes", "roses", sources=[str(far.pk)])  # not in this graph
+    body = rclient.get(f"/review/notes/{a.pk}/graph/").content.decode()
+    assert "Facts read from these notes" in body
+    assert "lives_in" in body and "Porto" in body and "roses" not in body
 
 
 def test_queues_list_what_waits(rclient, alice, make_note):
