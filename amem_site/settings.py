@@ -315,7 +315,8 @@ AMEM_LLM: dict[str, object] = {}
 # --- Task queue (django-q2) --------------------------------------------------
 _redis_url = env_str("AMEM_REDIS_URL", "")
 Q_CLUSTER: dict[str, object] = {
-    "name": "amem",
+    # The queue's name: two installations sharing one Redis need different names.
+    "name": env_str("AMEM_QUEUE_NAME", "amem") or "amem",
     "workers": env_int("AMEM_WORKERS", 1, minimum=1),
     "timeout": 3600,
     "retry": 4000,
