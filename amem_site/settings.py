@@ -327,3 +327,16 @@ if _redis_url:
     Q_CLUSTER["redis"] = _redis_url
 else:
     Q_CLUSTER["orm"] = "default"
+
+# --- Cache: the API's rate-limit counts (memories/throttles.py) ---------------------
+# Per-process memory by default (one web process, docs/deploy.md). Several web processes share
+# their counts through Redis; an opt-in of its own, because then the API needs Redis to answer.
+_cache_url = env_str("AMEM_CACHE_URL", "")
+if _cache_url:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _cache_url,
+            "KEY_PREFIX": Q_CLUSTER["name"],
+        }
+    }

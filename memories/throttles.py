@@ -6,7 +6,8 @@ Two limits, both answered 429 with Retry-After:
   ninja authenticates before it throttles, so a key guesser would otherwise only ever see 401s.
   Once over the limit the address is refused before its key is looked up, right key or not.
 
-The cache is the default (per-process memory): the server runs one process (docs/deploy.md).
+The counts live in Django's default cache: per-process memory, since the server runs one process
+(docs/deploy.md); with several web processes, ``AMEM_CACHE_URL`` puts them in Redis, shared.
 """
 
 from __future__ import annotations

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -152,3 +155,59 @@ def test_a_malformed_rate_stops_start_up_naming_the_variable(tmp_path):
         timeout=120,
     )
     assert done.returncode != 0 and "AMEM_API_RATE='lots'" in done.stderr
+
+
+REDIS_URL = os.environ.get("AMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def _redis():
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError:
+        pytest.skip(f"Redis is not reachable at {REDIS_URL} (AMEM_TEST_REDIS_URL)")
+    return client
+
+
+def test_with_a_cache_url_every_process_sees_a_keys_count(settings, alice, tmp_path):
+    client = _redis()
+    prefix = f"amem-test-{uuid.uuid4().hex[:8]}"  # what AMEM_QUEUE_NAME={prefix} makes the key prefix
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": prefix,
+        }
+    }
+    settings.AMEM_API_RATE = "3/m"
+    _, key = ApiKey.issue(alice)
+    headers = {"Authorization": f"Bearer {key}"}
+    try:
+        answers = [Client().get("/api/v1/memories/count", headers=headers).status_code for _ in range(4)]
+        assert answers == [200, 200, 200, 429]
+        # Another web process, configured by the environment alone, reads the same count.
+        throttle_key = "throttle_key_" + hashlib.sha256(key.encode()).hexdigest()
+        code = (
+            "import django; django.setup(); from django.core.cache import cache; "
+            f"print(len(cache.get({throttle_key!r}) or []))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env={
+                "DJANGO_SETTINGS_MODULE": "amem_site.settings",
+                "PATH": "/usr/bin:/bin",
+                "AMEM_DATA_DIR": str(tmp_path),
+                "AMEM_CACHE_URL": REDIS_URL,
+                "AMEM_QUEUE_NAME": prefix,
+            },
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "3"  # the three requests let through; the refused one is not counted
+    finally:
+        for stale in client.scan_iter(f"{prefix}:*"):
+            client.delete(stale)
