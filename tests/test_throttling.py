@@ -115,15 +115,21 @@ def test_the_review_app_is_served_with_a_content_security_policy(client, db):
     assert "frame-ancestors 'none'" in policy
 
 
-def _setting(name: str, **env: str) -> str:
-    code = f"import django, os; django.setup(); from django.conf import settings; print(settings.{name})"
-    done = subprocess.run(
+def _django_process(code: str, **env: str) -> subprocess.CompletedProcess:
+    """``code`` run in a fresh Python process whose settings come from ``env`` alone."""
+    return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
         env={"DJANGO_SETTINGS_MODULE": "amem_site.settings", "PATH": "/usr/bin:/bin", **env},
         capture_output=True,
         text=True,
         timeout=120,
+    )
+
+
+def _setting(name: str, **env: str) -> str:
+    done = _django_process(
+        f"import django, os; django.setup(); from django.conf import settings; print(settings.{name})", **env
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
@@ -140,20 +146,7 @@ def test_cookies_are_secure_behind_an_https_proxy_and_not_on_the_plain_http_demo
 
 
 def test_a_malformed_rate_stops_start_up_naming_the_variable(tmp_path):
-    code = "import django; django.setup()"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={
-            "DJANGO_SETTINGS_MODULE": "amem_site.settings",
-            "PATH": "/usr/bin:/bin",
-            "AMEM_DATA_DIR": str(tmp_path),
-            "AMEM_API_RATE": "lots",
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _django_process("import django; django.setup()", AMEM_DATA_DIR=str(tmp_path), AMEM_API_RATE="lots")
     assert done.returncode != 0 and "AMEM_API_RATE='lots'" in done.stderr
 
 
@@ -192,20 +185,7 @@ def test_with_a_cache_url_every_process_sees_a_keys_count(settings, alice, tmp_p
             "import django; django.setup(); from django.core.cache import cache; "
             f"print(len(cache.get({throttle_key!r}) or []))"
         )
-        done = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=ROOT,
-            env={
-                "DJANGO_SETTINGS_MODULE": "amem_site.settings",
-                "PATH": "/usr/bin:/bin",
-                "AMEM_DATA_DIR": str(tmp_path),
-                "AMEM_CACHE_URL": REDIS_URL,
-                "AMEM_QUEUE_NAME": prefix,
-            },
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _django_process(code, AMEM_DATA_DIR=str(tmp_path), AMEM_CACHE_URL=REDIS_URL, AMEM_QUEUE_NAME=prefix)
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "3"  # the three requests let through; the refused one is not counted
     finally:
