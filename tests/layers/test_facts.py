@@ -77,6 +77,14 @@ def test_offline_patterns_extract_only_plain_statements():
     assert ("alex", "lives_in", "Lisbon") in [(t.subject, t.relation, t.object) for t in found]
     assert ("Sam", "works_at", "Acme Corp") in [(t.subject, t.relation, t.object) for t in found]
     assert facts.extract_patterns("We talked about the weather and lunch.") == []
+    # A captured turn's speaker is its "I" (the OpenClaw plugin writes "User: …"), unless the
+    # note has exactly one subject.
+    assert [(t.subject, t.relation, t.object) for t in facts.extract_patterns("User: I moved to Lisbon in May.")] == [
+        ("User", "lives_in", "Lisbon")
+    ]
+    assert [
+        (t.subject, t.relation, t.object) for t in facts.extract_patterns("User: I moved to Lisbon.", ["alex"])
+    ] == [("alex", "lives_in", "Lisbon")]
 
 
 def test_a_written_note_yields_offline_facts_citing_it(as_alice, store):
