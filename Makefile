@@ -21,7 +21,7 @@ TEST_WORKERS ?= auto
 TEST_TMPDIR  ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 PYTEST := TMPDIR=$(TEST_TMPDIR) $(VENV)/bin/pytest -n $(TEST_WORKERS)
 
-.PHONY: install browser run serve test test-openclaw test-fast lint test-postgres bench-scale clean
+.PHONY: install browser run serve test test-openclaw test-openclaw-gateway test-fast lint test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -67,6 +67,13 @@ test: install browser
 # amem with this venv's Python. Needs node >= 20 and npm; package-lock.json pins the dev tools.
 test-openclaw: install
 	cd integrations/openclaw && npm ci --no-audit --no-fund && AMEM_PYTHON=$(abspath $(PY)) npm test
+
+# The plugin inside a real OpenClaw gateway (not part of make test): the first run downloads Node 24
+# and openclaw from the npm registry into $$TMPDIR/amem-openclaw-e2e (about 840 MB on disk, 30 s); then about 65 s.
+# A fake model provider, no other network. See "A real gateway run" in integrations/openclaw/README.md.
+test-openclaw-gateway: install
+	cd integrations/openclaw && npm ci --no-audit --no-fund
+	AMEM_PYTHON=$(abspath $(PY)) node integrations/openclaw/scripts/gateway-e2e.mjs
 
 # Tests marked realmodel (retrieval quality, meaning) need MiniLM; the rest embed with test-hash.
 test-fast: install

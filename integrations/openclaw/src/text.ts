@@ -28,15 +28,43 @@ export function messageRole(message: unknown): string {
   return message && typeof message === "object" ? String((message as { role?: unknown }).role ?? "") : "";
 }
 
-/** Tool names the assistant called in these messages (`tool_use` / `toolCall` blocks). */
+/** OpenClaw's Tool Search wrapper: deferred tools (plugin tools among them) are called through it. */
+const TOOL_SEARCH_CALL = "tool_call";
+
+/** The tool a `tool_call` block runs: its `id` argument, a name or a search result id ("openclaw:amem:memory_add"). */
+function wrappedToolName(args: unknown): string | null {
+  let value = args;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return null;
+    }
+  }
+  const id = (value as { id?: unknown } | null)?.id;
+  if (typeof id !== "string" || !id.trim()) return null;
+  return id.trim().split(":").pop() || null;
+}
+
+/**
+ * Tool names the assistant called in these messages (`tool_use` / `toolCall` blocks). A call made
+ * through OpenClaw's Tool Search (`tool_call` with `{id: "memory_add", args}`) counts as the tool
+ * it ran: openclaw 2026.9.6 defers plugin tools behind Tool Search by default, so that is how an
+ * agent in a real gateway calls them.
+ */
 export function toolCalls(messages: unknown[]): string[] {
   const names: string[] = [];
   for (const message of messages) {
     const content = (message as { content?: unknown } | null)?.content;
     if (!Array.isArray(content)) continue;
     for (const block of content) {
-      const b = block as { type?: unknown; name?: unknown } | null;
-      if (b && (b.type === "tool_use" || b.type === "toolCall") && typeof b.name === "string") names.push(b.name);
+      const b = block as { type?: unknown; name?: unknown; arguments?: unknown; input?: unknown } | null;
+      if (!b || (b.type !== "tool_use" && b.type !== "toolCall") || typeof b.name !== "string") continue;
+      names.push(b.name);
+      if (b.name === TOOL_SEARCH_CALL) {
+        const wrapped = wrappedToolName(b.arguments ?? b.input);
+        if (wrapped) names.push(wrapped);
+      }
     }
   }
   return names;

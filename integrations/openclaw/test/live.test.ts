@@ -299,8 +299,13 @@ describe("auto-capture (agent_end)", () => {
     const before = ((await call(rec, "memory_list", {})).details as { total: number }).total;
     const fact = "My sister Dana lives in Porto and teaches piano.";
     const toolUse = [{ type: "toolCall", name: "memory_add", arguments: { text: fact } }];
+    // The same call through OpenClaw's Tool Search, as a real 2026.9.6 gateway makes it (scripts/gateway-e2e.mjs).
+    const viaToolSearch = [{ type: "toolCall", name: "tool_call", arguments: { id: "memory_add", args: { text: fact } } }];
+    const viaSearchId = [{ type: "toolCall", name: "tool_call", arguments: JSON.stringify({ id: "openclaw:amem:memory_add", args: {} }) }];
     await rec.hooks.agent_end!({ success: false, messages: exchange(fact, "Nice.") }, MAIN);
     await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Saved.", toolUse) }, MAIN);
+    await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Saved.", viaToolSearch) }, MAIN);
+    await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Saved.", viaSearchId) }, MAIN);
     await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Nice.") }, { sessionKey: "agent:main:subagent:x" });
     await rec.hooks.agent_end!({ success: true, messages: exchange(fact, "Nice.") }, { sessionKey: "agent:quiet:x:1" });
     const afterward = ((await call(rec, "memory_list", {})).details as { total: number }).total;

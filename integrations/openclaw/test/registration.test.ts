@@ -14,6 +14,7 @@ import {
   resolveFor,
 } from "../src/config.js";
 import { CONFIG_JSON_SCHEMA, UI_HINTS } from "../src/schema.js";
+import { toolCalls } from "../src/text.js";
 import { TOOL_NAMES } from "../src/tools.js";
 import { fakeApi } from "./helpers/fake-api.js";
 
@@ -210,5 +211,21 @@ describe("hook self-check (seed B167)", () => {
     const off = fakeApi({ pluginConfig: { apiKey: "amem_x", autoCapture: false }, config: entry() });
     plugin.register(off.api);
     assert.deepEqual(off.warnings(), []);
+  });
+});
+
+describe("toolCalls", () => {
+  it("names a tool called through OpenClaw's Tool Search (tool_call) as the tool it ran", () => {
+    const assistant = (...blocks: unknown[]) => ({ role: "assistant", content: blocks });
+    assert.deepEqual(toolCalls([assistant({ type: "toolCall", name: "memory_add", arguments: {} })]), ["memory_add"]);
+    assert.deepEqual(
+      toolCalls([assistant({ type: "toolCall", name: "tool_call", arguments: { id: "memory_add", args: { text: "x" } } })]),
+      ["tool_call", "memory_add"],
+    );
+    assert.deepEqual(
+      toolCalls([assistant({ type: "tool_use", name: "tool_call", input: '{"id": "openclaw:amem:graph_add"}' })]),
+      ["tool_call", "graph_add"],
+    );
+    assert.deepEqual(toolCalls([assistant({ type: "toolCall", name: "tool_call", arguments: "not json" })]), ["tool_call"]);
   });
 });
