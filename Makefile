@@ -74,6 +74,7 @@ test-openclaw: install
 test-openclaw-gateway: install
 	cd integrations/openclaw && npm ci --no-audit --no-fund
 	AMEM_PYTHON=$(abspath $(PY)) node integrations/openclaw/scripts/gateway-e2e.mjs
+	AMEM_PYTHON=$(abspath $(PY)) E2E_CAPTURE_TARGET=conversations node integrations/openclaw/scripts/gateway-e2e.mjs
 
 # Tests marked realmodel (retrieval quality, meaning) need MiniLM; the rest embed with test-hash.
 test-fast: install

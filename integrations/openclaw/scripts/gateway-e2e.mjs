@@ -361,6 +361,20 @@ async function main() {
   const block = withBlock ? userSide(withBlock).match(/<amem-memory>[\s\S]*?<\/amem-memory>\s*Where does my sister live\?/)?.[0] : undefined;
   check(Boolean(withBlock && block), "c. the model's request carries the recalled memory before the user's question", block ?? userSide(recallRequests[0] ?? { body: {} }).slice(0, 800));
 
+  // c'. no feedback loop: the recall turn's capture stores the user's words, never the recalled block
+  // (mem0#4573: recalled memories extracted again as new ones)
+  await sleep(1500); // agent_end runs after the reply
+  const stored = await listAll();
+  const echoed = stored.filter((n) => /amem-memory|What amem remembers|Relevant notes/.test(n));
+  // With captureTarget "conversations" every turn is stored, so the question must be there, bare;
+  // with "turns" amem's gate decides, and a question is usually not worth a memory.
+  const question = stored.find((n) => /Where does my sister live\?/.test(n));
+  check(
+    echoed.length === 0 && (CAPTURE_TARGET !== "conversations" || Boolean(question)),
+    "c. the recall turn's capture stored no recalled text (no feedback loop)",
+    echoed.join("\n") || `${stored.length} memories, none with the recall block${question ? `; the turn stored as "${question}"` : ""}`,
+  );
+
   // d. memory_add through Tool Search (tool_call): stored once, and the turn's auto-capture skipped
   const beforeAdd = await count();
   const fact = "The user's brother Rui plays the cello in a quartet.";
