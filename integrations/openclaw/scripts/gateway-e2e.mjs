@@ -33,7 +33,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const REPO = resolve(PLUGIN_DIR, "..", "..");
@@ -152,8 +152,9 @@ function installs() {
     say("npm ci (plugin)");
     run("npm", ["ci", "--no-audit", "--no-fund"], { cwd: PLUGIN_DIR });
   }
-  say("npm run build (plugin)");
+  say("npm run build (plugin) and build:test (the live-amem helper this script shares)");
   run("npm", ["run", "build"], { cwd: PLUGIN_DIR });
+  run("npm", ["run", "build:test"], { cwd: PLUGIN_DIR });
   return { node, openclaw, nodeBin };
 }
 
@@ -163,16 +164,9 @@ async function startAmem() {
   if (!existsSync(PYTHON)) throw new Error(`no Python for amem at ${PYTHON}: run \`make install\` in ${REPO}, or set AMEM_PYTHON`);
   const dataDir = join(runDir, "amem-data");
   mkdirSync(dataDir);
-  const env = {
-    ...process.env,
-    AMEM_DATA_DIR: dataDir,
-    DATABASE_URL: `sqlite:///${join(dataDir, "amem.sqlite3")}`,
-    AMEM_LLM_PROVIDER: "none",
-    AMEM_LOG_LEVEL: "WARNING",
-    DJANGO_DEBUG: "0",
-    PYTHONUNBUFFERED: "1",
-  };
-  for (const name of ["AMEM_QDRANT_URL", "AMEM_REDIS_URL", "AMEM_API_KEY", "AMEM_PROCESS_ROLE"]) delete env[name];
+  // The same environment as the plugin's own live tests (test/helpers/server.ts).
+  const { amemEnv } = await import(pathToFileURL(join(PLUGIN_DIR, "build-test", "test", "helpers", "server.js")).href);
+  const env = amemEnv(dataDir);
   run(PYTHON, ["manage.py", "migrate", "--verbosity", "0"], { cwd: REPO, env });
   const out = run(PYTHON, ["manage.py", "amem_agent", "create", "openclaw-main"], { cwd: REPO, env });
   const key = /api key: (\S+)/.exec(out)?.[1];

@@ -51,11 +51,12 @@ async function waitFor(url: string, child: ChildProcess, log: () => string, ms =
   throw new Error(`amem did not answer ${url} within ${ms} ms:\n${log()}`);
 }
 
-export async function startAmem(agents: string[] = ["oc-main", "oc-writer"]): Promise<LiveAmem> {
-  if (!existsSync(PYTHON)) {
-    throw new Error(`no Python for amem at ${PYTHON}: run \`make install\` in ${REPO}, or set AMEM_PYTHON`);
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), "amem-openclaw-test-"));
+/**
+ * The environment of a throw-away amem: its own data dir and SQLite file, the offline model, and
+ * nothing inherited that would point it at another index, broker, key or role. Also used by
+ * scripts/gateway-e2e.mjs (from build-test/).
+ */
+export function amemEnv(dataDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     AMEM_DATA_DIR: dataDir,
@@ -66,6 +67,15 @@ export async function startAmem(agents: string[] = ["oc-main", "oc-writer"]): Pr
     PYTHONUNBUFFERED: "1",
   };
   for (const name of ["AMEM_QDRANT_URL", "AMEM_REDIS_URL", "AMEM_API_KEY", "AMEM_PROCESS_ROLE"]) delete env[name];
+  return env;
+}
+
+export async function startAmem(agents: string[] = ["oc-main", "oc-writer"]): Promise<LiveAmem> {
+  if (!existsSync(PYTHON)) {
+    throw new Error(`no Python for amem at ${PYTHON}: run \`make install\` in ${REPO}, or set AMEM_PYTHON`);
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "amem-openclaw-test-"));
+  const env = amemEnv(dataDir);
   const manage = async (...args: string[]) =>
     (await run(PYTHON, ["manage.py", ...args], { cwd: REPO, env, maxBuffer: 16 << 20 })).stdout;
   await manage("migrate", "--verbosity", "0");
