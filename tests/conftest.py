@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 
@@ -93,6 +94,23 @@ def provider(settings) -> Iterator[FakeLLMServer]:
         point_llm_at(settings, server)
         yield server
         runtime.reset_llm()
+
+
+# The Redis the tests may use (.ci/run starts one); a test that needs it skips where none answers.
+REDIS_URL = os.environ.get("AMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def redis_client():
+    """A client of the test Redis at ``REDIS_URL``, or a skip."""
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError:
+        pytest.skip(f"Redis is not reachable at {REDIS_URL} (AMEM_TEST_REDIS_URL)")
+    return client
 
 
 def _make_store(kind: str, tmp_path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from django.core.cache import cache
 from django.test import Client
 
 from memories.models import ApiKey
+from tests.conftest import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,21 +150,7 @@ def test_a_malformed_rate_stops_start_up_naming_the_variable(tmp_path):
     assert done.returncode != 0 and "AMEM_API_RATE='lots'" in done.stderr
 
 
-REDIS_URL = os.environ.get("AMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-
-
-def _redis():
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
-    try:
-        client.ping()
-    except redis.RedisError:
-        pytest.skip(f"Redis is not reachable at {REDIS_URL} (AMEM_TEST_REDIS_URL)")
-    return client
-
-
-def test_with_a_cache_url_every_process_sees_a_keys_count(settings, alice, tmp_path):
-    client = _redis()
+def test_with_a_cache_url_every_process_sees_a_keys_count(settings, alice, tmp_path, redis_client):
     prefix = f"amem-test-{uuid.uuid4().hex[:8]}"  # what AMEM_QUEUE_NAME={prefix} makes the key prefix
     settings.CACHES = {
         "default": {
@@ -189,5 +175,5 @@ def test_with_a_cache_url_every_process_sees_a_keys_count(settings, alice, tmp_p
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "3"  # the three requests let through; the refused one is not counted
     finally:
-        for stale in client.scan_iter(f"{prefix}:*"):
-            client.delete(stale)
+        for stale in redis_client.scan_iter(f"{prefix}:*"):
+            redis_client.delete(stale)

@@ -197,9 +197,14 @@ def facts_of_notes_for(agent_id: str, note_ids: Sequence[str]) -> list[Fact]:
     return [f for f in rows if wanted & set(f.sources)]
 
 
-def citing(note: Note) -> list[Fact]:
-    """Facts (current or closed) of the note's owner read from this note: the review page's list."""
-    return facts_of_notes_for(note.owner, [str(note.pk)])
+def citing(notes: Iterable[Note]) -> list[Fact]:
+    """Facts (current or closed) read from any of ``notes``, each from its owner's facts, oldest
+    first: the review app's lists (a note's page, the graph around it)."""
+    by_owner: dict[str, list[str]] = {}
+    for note in notes:
+        by_owner.setdefault(note.owner, []).append(str(note.pk))
+    found = [f for owner, ids in by_owner.items() for f in facts_of_notes_for(owner, ids)]
+    return sorted(found, key=lambda f: (f.created_at, f.pk))
 
 
 def mentioned_in(agent: Agent, text: str, *, limit: int = 20) -> list[Fact]:

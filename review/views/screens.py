@@ -232,7 +232,7 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
         "history": history,
         "candidate": candidate,
         "min_chars": get_config().quality_min_chars,
-        "note_facts": facts.citing(note),
+        "note_facts": facts.citing([note]),
         **extra,
     }
 
@@ -290,17 +290,8 @@ def graph(request: HtmxRequest, note_id) -> HttpResponse:
     pad = 80  # room for the labels under the outer circles
     xs, ys = [n["x"] for n in nodes] or [260], [n["y"] for n in nodes] or [260]
     box = f"{min(xs) - pad:.0f} {min(ys) - pad / 2:.0f} {max(xs) - min(xs) + 2 * pad:.0f} {max(ys) - min(ys) + 1.5 * pad:.0f}"
-    ctx = {"note": note, "nodes": nodes, "lines": lines, "box": box, "note_facts": _facts_of(notes.values())}
+    ctx = {"note": note, "nodes": nodes, "lines": lines, "box": box, "note_facts": facts.citing(notes.values())}
     return render(request, "review/graph.html", "graph", ctx)
-
-
-def _facts_of(notes) -> list:
-    """Facts (current or closed) read from any of ``notes``, each from its owner's facts, oldest first."""
-    by_owner: dict[str, list[str]] = {}
-    for n in notes:
-        by_owner.setdefault(n.owner, []).append(str(n.pk))
-    found = [f for owner, ids in by_owner.items() for f in facts.facts_of_notes_for(owner, ids)]
-    return sorted(found, key=lambda f: (f.created_at, f.pk))
 
 
 LABEL_CHARS = 26

@@ -9,7 +9,6 @@ ran a task would have gone unnoticed.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
@@ -18,23 +17,14 @@ import uuid
 
 import pytest
 
+from tests.conftest import REDIS_URL
 from tests.live.server import ROOT, LiveServer
 
 pytestmark = pytest.mark.slow
 
-REDIS_URL = os.environ.get("AMEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 # django-q2 calls its scheduler every 30 s of the cluster's guard loop; a worker then starts the
 # job's Python (Django, the engine) on a busy 2-core machine.
 DEADLINE_S = 240
-
-
-def redis_available() -> bool:
-    try:
-        import redis
-
-        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping())
-    except Exception:
-        return False
 
 
 def rows(db: str, sql: str) -> list[tuple]:
@@ -43,9 +33,8 @@ def rows(db: str, sql: str) -> list[tuple]:
 
 
 @pytest.mark.parametrize("broker", ["orm", "redis"])
-def test_a_due_schedule_is_run_by_the_worker_through_the_broker(broker, tmp_path):
-    if broker == "redis" and not redis_available():
-        pytest.skip(f"Redis is not reachable at {REDIS_URL} (AMEM_TEST_REDIS_URL)")
+def test_a_due_schedule_is_run_by_the_worker_through_the_broker(broker, tmp_path, request):
+    redis_client = request.getfixturevalue("redis_client") if broker == "redis" else None
     # A queue name of its own: another run of the suite on the same Redis never takes this task.
     queue = f"amem-test-{uuid.uuid4().hex[:8]}"
     extra = {"AMEM_QUEUE_NAME": queue, "AMEM_PROCESS_ROLE": "worker", "AMEM_WORKERS": "1"}
@@ -89,7 +78,5 @@ def test_a_due_schedule_is_run_by_the_worker_through_the_broker(broker, tmp_path
             worker.kill()
             worker.wait(timeout=30)
         log.close()
-        if broker == "redis":
-            import redis
-
-            redis.Redis.from_url(REDIS_URL).delete(f"django_q:{queue}:q")
+        if redis_client is not None:
+            redis_client.delete(f"django_q:{queue}:q")
