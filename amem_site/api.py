@@ -22,6 +22,7 @@ from engine.errors import (
     QualityRejected,
 )
 from memories.agent_api import router as agent_router
+from memories.key_api import router as key_router
 from memories.layers_api import router as layers_router
 from memories.local_api import router as local_router
 
@@ -30,6 +31,7 @@ log = logging.getLogger("amem.api")
 api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs")
 api.add_router("/local/", local_router)
 api.add_router("/", agent_router)
+api.add_router("/", key_router)
 api.add_router("/", layers_router)
 
 # Most specific first: the first matching class decides the status.

@@ -17,6 +17,9 @@ from memories.models import (
     CoreEvent,
     Episode,
     Fact,
+    Gateway,
+    GatewayAgent,
+    GatewayKey,
     JobRun,
     Link,
     LlmCall,
@@ -243,3 +246,66 @@ class EpisodeAdmin(admin.ModelAdmin):
     list_display = ("agent_id", "session", "ended_at", "closed_by")
     search_fields = ("agent_id", "session")
     readonly_fields = ("agent_id", "session", "note", "turn_ids", "started_at", "ended_at", "closed_by", "created_at")
+
+
+class GatewayKeyInline(admin.TabularInline):
+    model = GatewayKey
+    extra = 0
+    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at")
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        # Keys are issued with the "issue a key" action so the raw key can be shown once.
+        return False
+
+
+class GatewayAgentInline(admin.TabularInline):
+    model = GatewayAgent
+    extra = 0
+    fields = ("agent", "created_at")
+    readonly_fields = ("agent", "created_at")
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # made by the gateway's first request for the agent (memories/gateways.py)
+
+
+@admin.register(Gateway)
+class GatewayAdmin(admin.ModelAdmin):
+    """A gateway key acts for the agents under its prefix, creating them on first use (docs/api.md)."""
+
+    list_display = ("prefix", "name", "is_active", "created_at")
+    list_filter = ("is_active",)
+    search_fields = ("prefix", "name")
+    inlines = [GatewayKeyInline, GatewayAgentInline]
+    actions = ["issue_key"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # The prefix decides which agents are the gateway's: it never changes once agents exist.
+        return ("created_at",) + (("prefix",) if obj else ())
+
+    @admin.action(description="Issue a new gateway key (shown once)")
+    def issue_key(self, request, queryset):
+        for gateway in queryset:
+            _, raw = GatewayKey.issue(gateway, name=f"admin:{request.user.get_username()}")
+            self.message_user(
+                request, f"New key for gateway {gateway.pk}: {raw} — copy it now, it is not stored.", messages.WARNING
+            )
+
+
+@admin.register(GatewayKey)
+class GatewayKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "gateway", "name", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    readonly_fields = ("prefix", "gateway", "created_at", "last_used_at", "revoked_at")
+    fields = ("gateway", "prefix", "name", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} key(s).")

@@ -1,6 +1,8 @@
 """/api/v1/: the agent-facing JSON API (docs/architecture.md §7).
 
-The bearer key decides the agent; no request field can name another one.
+The bearer key decides the agent; no request field can name another one. A gateway key
+(memories/gateways.py) names the agent it acts for in the ``X-Amem-Agent`` header, within
+the id prefix it owns; an agent key that names another agent there is refused.
 Every operation is one engine call: the engine validates, decides access
 (memories/access.py) and raises errors that amem_site/api.py maps to statuses
 (400 invalid, 404 not readable, 403 read-only, 422 quality gate, 503 index down).
@@ -19,7 +21,7 @@ from engine.retrieval.search import Result, search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import add_episodic, add_memory
-from memories import access
+from memories import access, gateways
 from memories.api_schemas import (
     ConversationIn,
     ConversationOut,
@@ -39,7 +41,7 @@ from memories.api_schemas import (
     TurnsIn,
     TurnsOut,
 )
-from memories.models import SHARED_AGENT, Agent, ApiKey, Note
+from memories.models import SHARED_AGENT, Agent, ApiKey, GatewayKey, Note
 from memories.throttles import BadKeyThrottle, KeyRateThrottle
 
 
@@ -56,8 +58,18 @@ class AgentKey(HttpBearer):
         return agent
 
     def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
-        key = ApiKey.authenticate(token) if token else None
-        return key.agent if key is not None else None
+        if not token:
+            return None
+        named = request.headers.get(gateways.ACTING_HEADER)
+        key = ApiKey.authenticate(token)
+        if key is not None:
+            gateways.refuse_header_on_agent_key(key.agent, named)
+            return key.agent
+        # A gateway key acts for the agent its request names, under the gateway's prefix.
+        gateway_key = GatewayKey.authenticate(token)
+        if gateway_key is None:
+            return None
+        return gateways.acting_agent(gateway_key.gateway, named or "")
 
 
 router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memories"])

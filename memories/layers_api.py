@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from engine.layers import core, episodes, facts, recall
+from engine.layers import core, episodes, facts, recall, reflection
 from memories.agent_api import AgentKey
 from memories.layers_schemas import (
     BlockOut,
@@ -26,6 +26,7 @@ from memories.layers_schemas import (
     FactsOut,
     RecallIn,
     RecallOut,
+    ReflectOut,
 )
 from memories.models import Agent
 from memories.throttles import KeyRateThrottle
@@ -97,3 +98,14 @@ def list_episodes(request: HttpRequest, query: str = "", limit: int = 5):
     """Episodes by topic (``query``) or the most recent ``limit``."""
     found = episodes.recall(_agent(request), query=query or None, limit=limit)
     return {"episodes": [episodes.as_dict(e) for e in found]}
+
+
+@router.post("/reflect", response=ReflectOut)
+def reflect_now(request: HttpRequest):
+    """Write a reflection now over this agent's notes since its last one (what recurs, what changed,
+    what is open), citing them; ``nothing_new`` when fewer than three notes came since."""
+    agent = _agent(request)
+    note = reflection.reflect(agent, actor=agent.pk)
+    if note is None:
+        return {"outcome": "nothing_new", "cites": []}
+    return {"outcome": "written", "id": str(note.pk), "text": note.content, "cites": reflection.cited_by(note)}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Schema
 from pydantic import Field, StrictInt
@@ -118,3 +118,10 @@ class EpisodeOut(EpisodeClosedOut):
 
 class EpisodesOut(Schema):
     episodes: list[EpisodeOut]
+
+
+class ReflectOut(Schema):
+    outcome: Literal["written", "nothing_new"]
+    id: str | None = None
+    text: str | None = None
+    cites: list[str] = []

@@ -218,6 +218,12 @@ def build_server(api: AmemApi) -> MCPServer:
         """Close a conversation session now: writes its summary (decisions, open items, topics, mood)."""
         return await api.call("POST", "/episodes/close", {"session": session})
 
+    @server.tool()
+    async def memory_reflect() -> dict:
+        """Reflect now over the memories written since the last reflection: what recurs, what changed,
+        what is still open. Writes one reflection memory citing them ("nothing_new" if too few)."""
+        return await api.call("POST", "/reflect")
+
     return server
 
 

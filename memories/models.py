@@ -378,7 +378,9 @@ class LlmCall(models.Model):
         return f"{self.role} on {self.tier} ({self.outcome})"
 
 
-# The memory layers (issue 10): core blocks, facts, episodes. Kept in their own module.
+# In their own modules: the memory layers (issue 10: core blocks, facts, episodes) and gateways
+# (one key acting for many agents under an id prefix).
+from memories.gateway_models import Gateway, GatewayAgent, GatewayKey  # noqa: E402
 from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact  # noqa: E402
 
 __all__ = [
@@ -389,6 +391,9 @@ __all__ = [
     "CoreEvent",
     "Episode",
     "Fact",
+    "Gateway",
+    "GatewayAgent",
+    "GatewayKey",
     "JobRun",
     "Link",
     "LlmCall",

@@ -36,6 +36,7 @@ TOOLS = {
     "graph_add",
     "episode_recall",
     "episode_close",
+    "memory_reflect",
 }
 
 
@@ -225,6 +226,7 @@ def test_the_layer_tools_call_the_contract_routes():
         ("graph_add", {"subject": "Alex", "relation": "lives_in", "object": "Lisbon"}),
         ("episode_recall", {"limit": 3}),
         ("episode_close", {"session": "s1"}),
+        ("memory_reflect", {}),
         ("core_memory_read", {"name": "../memories"}),
     ]
 
@@ -233,7 +235,7 @@ def test_the_layer_tools_call_the_contract_routes():
             return [await client.call_tool(name, args) for name, args in calls]
 
     results = anyio.run(scenario)
-    assert [r.is_error for r in results] == [False] * 9 + [True]
+    assert [r.is_error for r in results] == [False] * 10 + [True]
     assert seen == [
         ("POST", "/recall", {"query": "tea", "token_budget": 300}),
         ("GET", "/core", None),
@@ -244,4 +246,5 @@ def test_the_layer_tools_call_the_contract_routes():
         ("POST", "/facts", {"subject": "Alex", "relation": "lives_in", "object": "Lisbon"}),
         ("GET", "/episodes?limit=3", None),
         ("POST", "/episodes/close", {"session": "s1"}),
+        ("POST", "/reflect", None),
     ]
