@@ -46,7 +46,15 @@ from memories.throttles import BadKeyThrottle, KeyRateThrottle
 
 
 class AgentKey(HttpBearer):
-    """``Authorization: Bearer <key>`` → the key's agent; unknown, revoked or inactive → 401."""
+    """``Authorization: Bearer <key>`` → the key's agent; unknown, revoked or inactive → 401.
+
+    ``describe=True`` (GET /key only) answers what the key is instead, so a gateway key needs no
+    acting agent there.
+    """
+
+    def __init__(self, *, describe: bool = False) -> None:
+        super().__init__()
+        self.describe = describe
 
     def __call__(self, request: HttpRequest):
         # Also for a missing header (ninja would not call authenticate): every failure counts.
@@ -57,19 +65,24 @@ class AgentKey(HttpBearer):
             failures.record_failure(request)
         return agent
 
-    def authenticate(self, request: HttpRequest, token: str) -> Agent | None:
+    def authenticate(self, request: HttpRequest, token: str) -> Agent | dict | None:
         if not token:
             return None
         named = request.headers.get(gateways.ACTING_HEADER)
         key = ApiKey.authenticate(token)
         if key is not None:
+            if self.describe:
+                return {"kind": "agent", "agent": key.agent_id}
             gateways.refuse_header_on_agent_key(key.agent, named)
             return key.agent
         # A gateway key acts for the agent its request names, under the gateway's prefix.
         gateway_key = GatewayKey.authenticate(token)
         if gateway_key is None:
             return None
-        return gateways.acting_agent(gateway_key.gateway, named or "")
+        gateway = gateway_key.gateway
+        if self.describe:
+            return {"kind": "gateway", "prefix": gateway.pk, "agents": gateway.agents.count()}
+        return gateways.acting_agent(gateway, named or "")
 
 
 router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memories"])

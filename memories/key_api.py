@@ -12,7 +12,6 @@ from django.http import HttpRequest
 from ninja import Router, Schema
 
 from memories.agent_api import AgentKey
-from memories.models import ApiKey, GatewayKey
 from memories.throttles import KeyRateThrottle
 
 
@@ -23,23 +22,7 @@ class KeyOut(Schema):
     agents: int | None = None
 
 
-class AnyKey(AgentKey):
-    """Like AgentKey, but a gateway key needs no acting agent here: it asks about itself."""
-
-    def authenticate(self, request: HttpRequest, token: str) -> dict | None:  # type: ignore[override]
-        if not token:
-            return None
-        key = ApiKey.authenticate(token)
-        if key is not None:
-            return {"kind": "agent", "agent": key.agent_id}
-        gateway_key = GatewayKey.authenticate(token)
-        if gateway_key is None:
-            return None
-        gateway = gateway_key.gateway
-        return {"kind": "gateway", "prefix": gateway.prefix, "agents": gateway.agents.count()}
-
-
-router = Router(auth=AnyKey(), throttle=[KeyRateThrottle()], tags=["keys"])
+router = Router(auth=AgentKey(describe=True), throttle=[KeyRateThrottle()], tags=["keys"])
 
 
 @router.get("/key", response=KeyOut, exclude_none=True)

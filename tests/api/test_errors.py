@@ -108,6 +108,8 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("GET", "/facts"),
         ("POST", "/episodes/close"),
         ("GET", "/episodes"),
+        ("POST", "/reflect"),
+        ("GET", "/key"),  # what a key is (an agent's, or a gateway's and its prefix)
     }
     assert not any("/local/" in path for path in schema["paths"])
     assert client.get("/api/v1/docs").status_code == 200
