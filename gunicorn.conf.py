@@ -12,7 +12,8 @@ bind = os.environ.get("AMEM_BIND", "127.0.0.1:8000")
 workers = 1  # never more: see above
 worker_class = "gthread"
 threads = int(os.environ.get("AMEM_THREADS", "8"))
-# A write can wait on a model (AMEM_LLM_TIMEOUT, retries); a worker silent this long is restarted.
+# A worker process silent this long is restarted. With threads this is a liveness check, not a
+# bound on a request (docs/deploy.md, "What bounds a request").
 timeout = int(os.environ.get("AMEM_WORKER_TIMEOUT", "180"))
 graceful_timeout = 30
 keepalive = 5
@@ -24,11 +25,14 @@ preload_app = False
 
 
 def post_worker_init(worker):
-    """Open the index and start the outbox drainer in the serving process (engine/index/outbox.py).
+    """Open the index and start the outbox drainer in the serving process (engine/index/outbox.py);
+    gunicorn's own error answers become JSON (amem_site/gunicorn_errors.py).
 
     Idempotent: if the application starts it itself (amem_site/wsgi.py), this changes nothing.
     Without it, notes left dirty (a worker's writes, a kill mid-write) would wait for the next write.
     """
+    from amem_site import gunicorn_errors
     from engine.index import outbox
 
+    gunicorn_errors.install()  # gunicorn's own 400/414/431 answers in JSON, like the API's
     outbox.start()

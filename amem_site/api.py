@@ -7,11 +7,16 @@ import math
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import OperationalError
+from django.http import HttpRequest, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, Throttled, ValidationError
 
 from engine.errors import (
     AmemError,
+    Busy,
     ConfigError,
     IndexLocked,
     IndexUnavailable,
@@ -49,6 +54,11 @@ STATUS_FOR = [
 
 @api.exception_handler(AmemError)
 def engine_error(request, exc: AmemError):
+    if isinstance(exc, Busy):
+        # Nothing was written: the client retries after Retry-After (docs/deploy.md).
+        response = api.create_response(request, {"detail": str(exc)}, status=429 if exc.mine else 503)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     for kind, status in STATUS_FOR:
         if isinstance(exc, kind):
             if status == 503:
@@ -105,8 +115,32 @@ def request_refused(request, exc: SuspiciousOperation):
     return api.create_response(request, {"detail": "bad request"}, status=400)
 
 
+@api.exception_handler(OperationalError)
+def database_busy(request, exc: OperationalError):
+    # The database is out of reach, the pool had no connection within AMEM_DB_POOL_TIMEOUT, or a
+    # lock race outlived the engine's retries (engine/locking.py): a transaction that failed was
+    # rolled back, so the request changed nothing and may be sent again.
+    log.error("database unavailable in %s %s: %s", request.method, request.path, exc)
+    response = api.create_response(request, {"detail": "the database is busy or unavailable; retry later"}, status=503)
+    response["Retry-After"] = "5"
+    return response
+
+
 @api.exception_handler(Exception)
 def unexpected(request, exc: Exception):
     """Anything else is our bug: logged with its traceback, answered without internals."""
     log.exception("unhandled error in %s %s", request.method, request.path)
     return api.create_response(request, {"detail": "internal error"}, status=500)
+
+
+@csrf_exempt  # agents send no CSRF token; a POST to a wrong path still gets the JSON answer
+def unknown_endpoint(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any /api/ path no route answers: a JSON 404 (every API error is JSON), naming the likely slip."""
+    detail = f"no API endpoint {request.method} {request.path}"
+    if request.path.endswith("/"):
+        try:
+            resolve(request.path.rstrip("/"))
+            detail += f"; API paths take no trailing slash: {request.path.rstrip('/')}"
+        except Resolver404:
+            pass
+    return JsonResponse({"detail": detail}, status=404)

@@ -47,6 +47,11 @@ if env_bool("AMEM_BEHIND_HTTPS_PROXY", False):
 # default is off so the plain-HTTP demo on 127.0.0.1 can log in.
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("AMEM_SECURE_COOKIES", env_bool("AMEM_BEHIND_HTTPS_PROXY", False))
 SESSION_COOKIE_HTTPONLY = True
+# HSTS: browsers that once reached the site over HTTPS never try plain HTTP again (SecurityMiddleware
+# sends it on HTTPS responses only). On with the HTTPS proxy; 0 switches it off.
+SECURE_HSTS_SECONDS = env_int(
+    "AMEM_HSTS_SECONDS", 31_536_000 if env_bool("AMEM_BEHIND_HTTPS_PROXY", False) else 0, minimum=0
+)
 
 # --- Data directory ----------------------------------------------------------
 AMEM_DATA_DIR = Path(env_str("AMEM_DATA_DIR", str(BASE_DIR / "var"))).resolve()
@@ -158,6 +163,13 @@ def _rate(name: str, default: str) -> str:
 AMEM_API_RATE = _rate("AMEM_API_RATE", "600/m")
 # Requests with a missing or unknown key, per client address, before that address gets 429s.
 AMEM_API_BAD_KEY_RATE = _rate("AMEM_API_BAD_KEY_RATE", "20/m")
+# Heavy requests (long conversations, jobs run on demand; memories/heavy.py): running at once per
+# agent (over: 429) and in the process (over: 503), both with Retry-After; what makes a conversation
+# heavy; and how long one may take before it gives up, having written nothing (503).
+AMEM_HEAVY_PER_AGENT = env_int("AMEM_HEAVY_PER_AGENT", 1, minimum=1)
+AMEM_HEAVY_SLOTS = env_int("AMEM_HEAVY_SLOTS", max(1, (os.cpu_count() or 2) // 2), minimum=1)
+AMEM_HEAVY_TURNS = env_int("AMEM_HEAVY_TURNS", 100, minimum=1)
+AMEM_HEAVY_DEADLINE = env_float("AMEM_HEAVY_DEADLINE", 120.0, low=1.0)
 # The client address ninja's throttles count by: REMOTE_ADDR, or with N trusted proxies in front
 # the Nth address from the right of X-Forwarded-For (a client cannot forge its way around it).
 NINJA_NUM_PROXIES = env_int("AMEM_PROXY_COUNT", 0, minimum=0)
@@ -318,6 +330,8 @@ Q_CLUSTER: dict[str, object] = {
     # The queue's name: two installations sharing one Redis need different names.
     "name": env_str("AMEM_QUEUE_NAME", "amem") or "amem",
     "workers": env_int("AMEM_WORKERS", 1, minimum=1),
+    # Tasks a worker process runs before the cluster replaces it with a fresh fork.
+    "recycle": env_int("AMEM_WORKER_RECYCLE", 500, minimum=1),
     "timeout": 3600,
     "retry": 4000,
     "catch_up": False,

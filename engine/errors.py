@@ -45,3 +45,16 @@ class PermissionDenied(AmemError):
 
 class LimitExceeded(AmemError):
     """A well-formed change would push a stored value over its size limit; nothing was written."""
+
+
+class Busy(AmemError):
+    """Refused for now, nothing written: the caller should retry after ``retry_after`` seconds.
+
+    ``mine``: the caller's own heavy requests are what is full (API 429); otherwise the
+    server's (API 503).
+    """
+
+    def __init__(self, message: str, *, retry_after: int, mine: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.mine = mine

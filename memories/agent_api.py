@@ -12,6 +12,10 @@ same 404, so the API never tells whether a note exists.
 
 from __future__ import annotations
 
+import time
+from contextlib import nullcontext
+
+from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router
 from ninja.security import HttpBearer
@@ -21,7 +25,7 @@ from engine.retrieval.search import Result, search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import add_episodic, add_memory
-from memories import access, gateways
+from memories import access, gateways, heavy
 from memories.api_schemas import (
     ConversationIn,
     ConversationOut,
@@ -173,11 +177,16 @@ def create_conversation(request: HttpRequest, body: ConversationIn):
     A turn the text rules refuse (too short, too long) is skipped and listed in ``skipped`` by
     its 0-based position; a malformed request, or one where every turn is refused, writes nothing.
     """
+    agent = _agent(request)
     turns = [
         Turn(t.text, session=t.session, source=t.source, occurred_at=t.occurred_at, subjects=t.subjects)
         for t in body.turns
     ]
-    stored = add_conversation(_agent(request), turns, scope=body.scope, link_adjacent=body.link_adjacent)
+    # A long conversation is heavy: a slot of its own or 429/503, and a deadline (memories/heavy.py).
+    fair = heavy.slot(agent.pk) if heavy.is_heavy_conversation(len(turns)) else nullcontext()
+    with fair:
+        deadline = time.monotonic() + settings.AMEM_HEAVY_DEADLINE
+        stored = add_conversation(agent, turns, scope=body.scope, link_adjacent=body.link_adjacent, deadline=deadline)
     return {
         "ids": [str(n.pk) for n in stored.notes],
         "skipped": [{"position": s.position, "reason": s.reason} for s in stored.skipped],
@@ -272,7 +281,8 @@ def apply_turns(request: HttpRequest, body: TurnsIn):
 def _job(agent: Agent, job: str) -> dict:
     # The caller asked for it now: no idle gate, no "wrote since the last run" check. The job
     # itself decides which notes are the agent's own (consolidation: agent_id; quality: owner).
-    row = runner.run_step(job, agent)
+    with heavy.slot(agent.pk):
+        row = runner.run_step(job, agent)
     return {"job": job, "outcome": row.outcome, "counts": dict(row.counts), "detail": row.detail}
 
 

@@ -10,6 +10,11 @@ class MemoriesConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
+        from amem_site import db_fork
+
+        # Every process forked from this one (django-q2's cluster) opens its own connections.
+        db_fork.register()
+
         from engine.llm.config import resolve_llm_config
 
         # A malformed LLM variable (e.g. AMEM_LLM_TIMEOUT=soon) stops start-up, naming it,

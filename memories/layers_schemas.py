@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from ninja import Schema
-from pydantic import Field, StrictInt
+from pydantic import BeforeValidator, Field, StrictInt
 
 from memories.api_schemas import In, Label, Moment, StrictText, Text
 
 
+def _or(default: int) -> BeforeValidator:
+    # An explicit null means "the default", as leaving the field out does (clients build bodies
+    # from optional arguments: {"token_budget": null} is not a mistake worth a 400).
+    return BeforeValidator(lambda value: default if value is None else value)
+
+
+DEFAULT_BUDGET, DEFAULT_RECALL_LIMIT = 1200, 8
+
+
 class RecallIn(In):
     query: Text
-    token_budget: StrictInt = Field(1200, ge=64, le=32_000)
+    token_budget: Annotated[StrictInt, _or(DEFAULT_BUDGET)] = Field(DEFAULT_BUDGET, ge=64, le=32_000)
     subject: Label | None = None
-    limit: StrictInt = Field(8, ge=1, le=50)
+    limit: Annotated[StrictInt, _or(DEFAULT_RECALL_LIMIT)] = Field(DEFAULT_RECALL_LIMIT, ge=1, le=50)
 
 
 class CoreOut(Schema):

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from engine import runtime
+from engine import locking, runtime
 from engine.config import get_config
 from engine.errors import AmemError, IndexLocked
 from engine.index.embeddings import from_bytes, to_bytes
@@ -80,7 +80,8 @@ def point_for(note: Note) -> IndexPoint:
 def _fill_embeddings(notes: list[Note]) -> None:
     """Embed in one batch the notes that have no vector from the current model."""
     model = runtime.embedder().model_name
-    missing = [n for n in notes if n.embedding is None or n.embedding_model != model]
+    # In id order: bulk_update locks the rows one by one, like every multi-row writer (engine/locking.py).
+    missing = sorted((n for n in notes if n.embedding is None or n.embedding_model != model), key=lambda n: n.pk)
     if not missing:
         return
     texts = [embedding_text(n.content, n.keywords, n.tags, n.context) for n in missing]
@@ -102,11 +103,24 @@ def apply(notes: list[Note], store: VectorStore | None = None) -> None:
         by_collection[collection_for_note(note, agents)].append(point_for(note))
     for collection, points in by_collection.items():
         store.upsert(collection, points)
+    clear_marks(notes)
+
+
+@locking.retry_on_conflict
+def clear_marks(notes: list[Note]) -> None:
+    """Mark these notes indexed, where nobody changed them since they were read.
+
+    Only rows free right now, in id order (engine/locking.py): a note a write holds is
+    changing anyway and stays dirty for the next round, and the drainer and a request
+    that clear overlapping notes never wait on each other in opposite orders.
+    """
+    indexed = {note.pk: note.revision for note in notes}
     now = timezone.now()
     with transaction.atomic():
-        for note in notes:
-            # Only clear the mark if nobody changed the note since we read it.
-            Note.objects.filter(pk=note.pk, revision=note.revision).update(index_dirty=False, indexed_at=now)
+        free = locking.free_rows(Note.objects.filter(pk__in=list(indexed))).values_list("pk", "revision")
+        unchanged = [pk for pk, revision in free if indexed[pk] == revision]
+        if unchanged:
+            Note.objects.filter(pk__in=unchanged).update(index_dirty=False, indexed_at=now)
 
 
 def sync_notes(note_ids: Iterable) -> SyncResult:
@@ -172,7 +186,11 @@ def sync_after_commit(note_ids: Iterable) -> None:
     def after_commit() -> None:
         from engine.index import outbox
 
-        sync_notes(ids)
-        outbox.kick()
+        try:
+            sync_notes(ids)
+        finally:
+            outbox.kick()
 
-    transaction.on_commit(after_commit)
+    # robust: the write has committed, so nothing after it may fail the request (a client told
+    # "500" would send it again and store it twice); a note not indexed here stays dirty for the drainer.
+    transaction.on_commit(after_commit, robust=True)

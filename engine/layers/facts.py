@@ -24,6 +24,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engine import locking
 from engine.errors import InvalidInput
 from engine.llm.types import FactTriple
 from engine.text import storable
@@ -98,15 +99,33 @@ def add_fact(
     source_ids = [str(n.pk) for n in access.visible_notes(agent, wanted)]
     if len(source_ids) != len(wanted):
         raise InvalidInput("sources must be ids of notes this agent can read")
+    return _add_fact(agent, triple, valid_from or timezone.now(), source_ids, origin)
+
+
+@locking.retry_on_conflict
+def _add_fact(agent: Agent, triple: Triple, valid_from: dt.datetime, sources: list[str], origin: str) -> Fact:
     with transaction.atomic():
-        return _record(agent, triple, valid_from or timezone.now(), source_ids, origin)
+        _hold(agent, [triple])
+        return _record(agent, triple, valid_from, sources, origin)
+
+
+def _hold(agent: Agent, triples: Iterable[Triple]) -> None:
+    """Lock the (agent, subject, relation) keys these triples decide, all at once and in one order.
+
+    The key, not the rows that happen to exist, is what concurrent writers queue on: two
+    requests that both find no current fact for "Sam lives_in" cannot both add one.
+    """
+    locking.hold_keys((agent.pk, t.subject.casefold(), t.relation) for t in triples)
 
 
 def _record(agent: Agent, triple: Triple, valid_from: dt.datetime, sources: list[str], origin: str) -> Fact:
-    current = Fact.objects.select_for_update().filter(
-        agent_id=agent.pk, subject_key=triple.subject.casefold(), relation=triple.relation, invalid_at__isnull=True
+    """Inside a transaction that holds the triple's key (``_hold``): add it, or return the same current fact."""
+    current = list(
+        Fact.objects.filter(
+            agent_id=agent.pk, subject_key=triple.subject.casefold(), relation=triple.relation, invalid_at__isnull=True
+        )
     )
-    same = current.filter(object_key=triple.object.casefold()).first()
+    same = next((f for f in current if f.object_key == triple.object.casefold()), None)
     if same is not None:
         merged = list(dict.fromkeys([*same.sources, *sources]))
         if merged != same.sources:
@@ -139,14 +158,24 @@ def _record(agent: Agent, triple: Triple, valid_from: dt.datetime, sources: list
 
 def record_from_note(note: Note, agent: Agent, triples: Iterable[Triple], origin: str) -> list[Fact]:
     """Facts a write extracted from ``note`` (inside the write's transaction); bad triples are skipped."""
-    made: list[Fact] = []
-    for raw in triples:
-        try:
-            triple = check_triple(raw.subject, raw.relation, raw.object)
-        except InvalidInput:
-            continue
-        made.append(_record(agent, triple, note.created_at, [str(note.pk)], origin))
-    return made
+    return record_from_notes(agent, [(note, list(triples))], origin)
+
+
+def record_from_notes(agent: Agent, found: Sequence[tuple[Note, Sequence[Triple]]], origin: str) -> list[Fact]:
+    """Facts extracted from several notes (a conversation), inside the write's transaction.
+
+    Every key is locked before the first fact is recorded, so two conversations that
+    mention the same people in different orders queue instead of deadlocking.
+    """
+    checked: list[tuple[Note, Triple]] = []
+    for note, triples in found:
+        for raw in triples:
+            try:
+                checked.append((note, check_triple(raw.subject, raw.relation, raw.object)))
+            except InvalidInput:
+                continue
+    _hold(agent, [triple for _, triple in checked])
+    return [_record(agent, triple, note.created_at, [str(note.pk)], origin) for note, triple in checked]
 
 
 def valid_at(as_of: dt.datetime | None) -> Q:

@@ -27,8 +27,13 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Sequence
 from typing import Protocol
 
+from django.db import transaction
+from django.db.models import F
+
+from engine import locking
 from memories.models import Note
 
 
@@ -73,3 +78,18 @@ def heat_bonus(note: Recalled, now: dt.datetime, weight: float, step: float = SC
     boost = seed_boost(note, now, weight)
     level = math.floor(LEVELS * boost / (boost + REFERENCE_WEIGHT)) / LEVELS
     return step * level
+
+
+@locking.retry_on_conflict
+def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
+    """Count one retrieval of these notes (a search's returned matches).
+
+    A note another transaction holds locked at this instant (a write folding into it, the
+    indexer marking it) is not counted this time: heat only breaks ties, while a bump that
+    waited for locks could deadlock with another search's bump and fail the search
+    (engine/locking.py).
+    """
+    with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
+        free = list(locking.free_rows(Note.objects.filter(pk__in=note_ids)).values_list("pk", flat=True))
+        if free:
+            Note.objects.filter(pk__in=free).update(retrieval_count=F("retrieval_count") + 1, last_accessed=now)

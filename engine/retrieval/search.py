@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from django.db.models import F
 from django.utils import timezone
 
 from engine import runtime
@@ -27,7 +26,7 @@ from engine.layers import importance
 from engine.retrieval.candidates import Candidate, visible_candidates
 from engine.retrieval.dates import named_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
-from engine.retrieval.heat import SCORE_STEP, heat_bonus, tie_step
+from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus, tie_step
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
 from engine.text import check_storable
@@ -159,6 +158,9 @@ def search(
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInput("query must be a non-empty string")
+    # As long as a note may be: a 2 MB query cost seconds of CPU in tokenizing and embedding.
+    if len(query) > get_config().max_note_chars:
+        raise InvalidInput(f"query is {len(query)} characters; the limit is {get_config().max_note_chars}")
     check_storable(query, "query")
     if subject is not None:
         check_storable(subject, "subject")
@@ -272,9 +274,7 @@ def search(
             results.append(result)
 
     if heat and matches:
-        Note.objects.filter(pk__in=[n.pk for n in matches]).update(
-            retrieval_count=F("retrieval_count") + 1, last_accessed=now
-        )
+        bump_heat([n.pk for n in matches], now)
     return results
 
 

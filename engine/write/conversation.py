@@ -14,7 +14,8 @@ dedup: the episodic path, for transcripts and hot loops.
 One turn never sinks a session: a turn the quality gate or the length limit refuses
 ("Jon: Bye!", a 30,000-character paste) is skipped and reported by its position, and
 still serves as the next turn's context (cut to the length limit), because the turn
-after a bare "Yes!" answers that "Yes!". A request that is malformed (wrong types, a
+after a bare "Yes!" answers that "Yes!". A turn that cannot be stored at all (control
+characters) is skipped and gives no context. A request that is malformed (wrong types, a
 time without a zone, bad labels), or in which every turn is refused, writes nothing.
 """
 
@@ -22,18 +23,22 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
 
+from engine import locking
 from engine.config import get_config
-from engine.errors import AmemError, InvalidInput, QualityRejected
-from engine.text import check_content
-from engine.write.pipeline import EpisodicItem, embed_episodic, resolve_agent, store_episodic
+from engine.errors import AmemError, Busy, InvalidInput, QualityRejected
+from engine.index.embeddings import one_torch_thread
+from engine.text import check_content, storable
+from engine.write.pipeline import EpisodicItem, embed_notes, prepare_episodic, resolve_agent, store_episodic
 from memories.models import Agent, Link, Note
 
 MAX_TURNS = 5000
+EMBED_CHUNK = 128  # turns embedded per step of a long conversation
 LINK_REASON = "adjacent turn"
 
 
@@ -63,10 +68,15 @@ class StoredConversation:
 
 
 def previous_turns(turns: Sequence[Turn]) -> list[str]:
-    """For each turn, the text of the turn just before it in the same session ('' for the first)."""
+    """For each turn, the text of the turn just before it in the same session ('' for the first).
+
+    A turn whose text cannot be stored at all (control characters, not a string) gives no
+    context: it is skipped, and as context it would make the turn after it fail too.
+    """
     before = [""]
     for prev, turn in itertools.pairwise(turns):
-        before.append(prev.text.strip() if prev.session == turn.session else "")
+        usable = isinstance(prev.text, str) and storable(prev.text)
+        before.append(prev.text.strip() if usable and prev.session == turn.session else "")
     return before[: len(turns)]
 
 
@@ -107,11 +117,13 @@ def add_conversation(
     scope: str = "private",
     link_adjacent: bool = True,
     actor: str | None = None,
+    deadline: float | None = None,
 ) -> StoredConversation:
     """Store the acceptable ``turns`` in order, one note each, in one transaction.
 
     Turns whose text is refused are skipped and reported (``skipped``); anything else that
     is wrong with the request raises before a write, as does a call where every turn is refused.
+    ``deadline`` (``time.monotonic()``): past it, stop embedding and raise Busy, having written nothing.
     """
     agent = resolve_agent(agent)
     if not turns:
@@ -141,12 +153,37 @@ def add_conversation(
     if not kept:
         first = skipped[0]
         raise QualityRejected(f"[quality] every turn was refused (turn {first.position}: {first.reason})")
-    notes = embed_episodic(agent, items)  # raises on malformed fields before anything is written
+    notes = prepare_episodic(agent, items)  # raises on malformed fields before anything is written
+    _embed(notes, deadline)
+    _store(agent, kept, notes, link_adjacent=link_adjacent, actor=actor)
+    return StoredConversation(notes, skipped)
+
+
+def _embed(notes: list[Note], deadline: float | None) -> None:
+    """Embed in chunks on one torch thread, giving up (nothing written yet) past ``deadline``.
+
+    One thread: a long conversation must leave the other cores to the searches of other
+    agents. Chunks: the deadline (``time.monotonic()``) is looked at between them, the one
+    bound on a request's time that holds under gunicorn's threads (docs/deploy.md).
+    """
+    for start in range(0, len(notes), EMBED_CHUNK):
+        if deadline is not None and time.monotonic() > deadline:
+            raise Busy(
+                f"the conversation took too long to embed ({start} of {len(notes)} turns); "
+                "nothing was stored: retry later, or send fewer turns per call",
+                retry_after=30,
+            )
+        with one_torch_thread():
+            embed_notes(notes[start : start + EMBED_CHUNK])
+
+
+@locking.retry_on_conflict
+def _store(agent: Agent, kept: list[Turn], notes: list[Note], *, link_adjacent: bool, actor: str | None) -> None:
+    """All turns or none: one transaction, run again whole if the database picks it as a deadlock victim."""
     with transaction.atomic():
         store_episodic(agent, notes, actor=actor, path="conversation", read_facts=True)
         if link_adjacent:
             Link.objects.bulk_create(adjacent_links(kept, notes, actor or agent.pk), ignore_conflicts=True)
-    return StoredConversation(notes, skipped)
 
 
 def adjacent_links(turns: Sequence[Turn], notes: Sequence[Note], actor: str) -> list[Link]:

@@ -92,7 +92,8 @@ def apply(evolve_plan: EvolvePlan, new_note: Note, agent_id: str, actor: str) ->
     """
     model = runtime.embedder().model_name
     changed: list[str] = []
-    for change in evolve_plan.changes:
+    # Neighbours locked in id order, like every multi-row writer (engine/locking.py).
+    for change in sorted(evolve_plan.changes, key=lambda c: str(c.note.pk)):
         note = Note.objects.select_for_update().filter(pk=change.note.pk).first()
         if note is None or note.revision != change.revision or not access.can_write(agent_id, note):
             continue

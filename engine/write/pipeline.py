@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine import runtime
+from engine import locking, runtime
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
 from engine.index import indexer
@@ -129,23 +129,38 @@ def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, act
     """Validate all, embed all, insert all in one transaction: all or nothing."""
     agent = resolve_agent(agent)
     notes = embed_episodic(agent, items)
+    _store_episodic_batch(agent, notes, actor)
+    return notes
+
+
+@locking.retry_on_conflict
+def _store_episodic_batch(agent: Agent, notes: list[Note], actor: str | None) -> None:
     with transaction.atomic():
         store_episodic(agent, notes, actor=actor, read_facts=True)
-    return notes
 
 
 def embed_episodic(agent: Agent, items: Sequence[EpisodicItem]) -> list[Note]:
     """Validated, embedded, unsaved notes for ``items``; raises before anything is written."""
-    notes = [_prepare(agent, item) for item in items]
+    notes = prepare_episodic(agent, items)
+    embed_notes(notes)
+    return notes
+
+
+def prepare_episodic(agent: Agent, items: Sequence[EpisodicItem]) -> list[Note]:
+    """Validated, unsaved notes for ``items``, not embedded yet; raises before anything is written."""
+    return [_prepare(agent, item) for item in items]
+
+
+def embed_notes(notes: Sequence[Note]) -> None:
+    """Embed notes from ``prepare_episodic`` (content + context) and rate their importance."""
     if not notes:
-        return []
+        return
     emb = runtime.embedder()
     vectors = emb.encode([embedding_text(n.content, context=n.context) for n in notes])
     for note, vector in zip(notes, vectors, strict=True):
         note.embedding, note.embedding_model = to_bytes(vector), emb.model_name
         # No model on this path: the anchor classifier reuses the vector just computed.
         note.importance = importance.rate(note.content, vector)
-    return notes
 
 
 def store_episodic(
@@ -161,10 +176,8 @@ def store_episodic(
         return
     Note.objects.bulk_create(notes, batch_size=500)
     if read_facts:
-        for note in notes:
-            triples = facts.extract_patterns(note.content, note.subjects)
-            if triples:
-                facts.record_from_note(note, agent, triples, "offline")
+        found = [(note, facts.extract_patterns(note.content, note.subjects)) for note in notes]
+        facts.record_from_notes(agent, [(note, triples) for note, triples in found if triples], "offline")
     NoteEvent.objects.bulk_create(
         [
             NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk)
@@ -273,18 +286,38 @@ def add_memory(
     return _insert(given, decision, cfg)
 
 
+# A fold whose target changed while it was planned plans again on the new text this often.
+FOLD_ATTEMPTS = 3
+
+
 def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteResult | None:
-    assert decision.target is not None
-    fold_plan = fold.plan_fold(given.agent, decision.target, given.checked.text, cfg)
-    if fold_plan is None:
-        return None
-    with transaction.atomic():
-        note = fold.apply_fold(fold_plan, given.sources, given.agent.pk, given.actor)
-        if note is None:
+    """Fold into the target; None when the texts should stay two notes (the caller flags them).
+
+    Concurrent writes of one text near an existing note all aim at that note. The first
+    fold changes it, so the others find it moved: they plan again against what it says
+    now (which already holds their text, so the fold adds only their sources), exactly
+    what they would have done one after another, instead of storing the text a second time.
+    """
+    target = decision.target
+    for _ in range(FOLD_ATTEMPTS):
+        assert target is not None
+        fold_plan = fold.plan_fold(given.agent, target, given.checked.text, cfg)
+        if fold_plan is None:
             return None
-        _touch(given.agent)
-        indexer.sync_after_commit([note.pk])
-    return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
+        with transaction.atomic():
+            note = fold.apply_fold(fold_plan, given.sources, given.agent.pk, given.actor)
+            if note is not None:
+                _touch(given.agent)
+                indexer.sync_after_commit([note.pk])
+        if note is not None:
+            return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
+        target = Note.objects.filter(pk=target.pk, is_active=True).first()
+        if target is None or not access.can_write(given.agent.pk, target):
+            return None
+        existing = dedup.find_exact(given.agent, given.checked.text, given.subjects)
+        if existing is not None:
+            return WriteResult(existing, DUPLICATE, similar_to=str(existing.pk), similarity=1.0)
+    return None
 
 
 def _insert(
@@ -335,6 +368,7 @@ def _insert(
         return WriteResult(winner, DUPLICATE, similar_to=str(winner.pk), similarity=1.0)
 
 
+@locking.retry_on_conflict
 def _store_insert(
     given: _Input,
     decision: dedup.Decision,

@@ -112,6 +112,17 @@ def test_a_short_and_an_overlong_turn_are_skipped_and_every_other_turn_is_stored
     assert {("D1:3", "D1:5"), ("D1:5", "D1:7")} <= pairs  # a skipped turn is stepped over
 
 
+def test_a_turn_with_control_characters_is_skipped_and_never_the_next_turns_context(alice, store):
+    # One bad turn used to sink the session: skipped itself, it still became the next turn's
+    # context, which failed the context check, so the whole call was refused.
+    turns = [*chat()[:2], Turn("Caroline said, \x07 the bell rang \x00 twice.", "s1", "D1:bad", WHEN), *chat()[2:]]
+    stored = add_conversation(alice, turns)
+    assert [s.position for s in stored.skipped] == [2]
+    notes = by_source("alice")
+    assert set(notes) == {"D1:1", "D1:2", "D1:3", "D2:1"}
+    assert notes["D1:3"].context == ""
+
+
 def test_a_conversation_where_every_turn_is_refused_writes_nothing(alice, store):
     with pytest.raises(QualityRejected):
         add_conversation(alice, [Turn("Bye", "s1"), Turn("x" * 30_000, "s1")])

@@ -135,18 +135,30 @@ class LiveServer:
             time.sleep(0.3)
         raise RuntimeError(f"the server did not answer within {timeout} s:\n{self.read_log()}")
 
-    def dirty_notes(self) -> int:
-        """Notes the index does not hold yet (the server's outbox drainer indexes them)."""
-        sql = "SELECT count(*) FROM memories_note WHERE index_dirty"
+    def create_agents(self, names: list[str]) -> list[str]:
+        """More agents, one key each, in one manage.py call; returns their keys in order."""
+        script = (
+            "from memories.models import Agent, ApiKey\n"
+            f"for name in {names!r}:\n"
+            "    print(ApiKey.issue(Agent.objects.create(id=name), name='test')[1])\n"
+        )
+        return self.manage("shell", "-c", script).split()
+
+    def sql(self, query: str) -> list[tuple]:
+        """Rows of a read-only query, straight from the server's database."""
         if self.backend == "postgres":
             import psycopg
 
             with psycopg.connect(self.database_url) as conn:
-                return conn.execute(sql).fetchone()[0]
+                return conn.execute(query).fetchall()
         import sqlite3
 
         with sqlite3.connect(self.data_dir / "amem.sqlite3", timeout=30) as conn:
-            return conn.execute(sql).fetchone()[0]
+            return conn.execute(query).fetchall()
+
+    def dirty_notes(self) -> int:
+        """Notes the index does not hold yet (the server's outbox drainer indexes them)."""
+        return self.sql("SELECT count(*) FROM memories_note WHERE index_dirty")[0][0]
 
     def wait_indexed(self, timeout: float = 180) -> None:
         """Until every note is in the index (searches never index; the drainer does, in the background)."""
@@ -187,9 +199,18 @@ class LiveServer:
         if self.backend == "postgres" and self.database:
             _pg_admin(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
-    def call(self, method: str, path: str, body: object = None, *, key: str | None = "", timeout: float = 120):
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        key: str | None = "",
+        timeout: float = 120,
+        headers: dict | None = None,
+    ):
         """One HTTP request; ``key=""`` means this server's agent key, None no key."""
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", **(headers or {})}
         token = self.key if key == "" else key
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
