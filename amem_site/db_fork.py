@@ -8,8 +8,10 @@ only hands them back to that pool, so every child inherited the pool and its ope
 Two processes then spoke on one socket: the pusher received the worker's results ("the last
 operation didn't produce records"), saves "did not affect any rows", processes died.
 
-``forget_inherited_connections`` runs in every child right after a fork (registered by
-memories/apps.py): the child drops the pool and connection objects it inherited and closes
+Two hooks, registered by memories/apps.py for every fork of the process. Just before it,
+``close_before_fork`` hands back the forking thread's connection and closes the pools, so
+the child inherits none. Right after it, in the child, ``forget_inherited_connections``
+deals with whatever was left (a connection inside a transaction): the child drops the pool and connection objects it inherited and closes
 its copies of their sockets' file descriptors. It never closes the connections themselves:
 that would send PostgreSQL a "terminate" and end the parent's sessions. Closing a descriptor
 copy only releases the child's reference to the socket; the parent keeps talking on it. The
@@ -61,6 +63,24 @@ def forget_inherited_connections() -> None:
             _inherited.append(pool)
 
 
+def close_before_fork() -> None:
+    """In the parent, just before it forks: hand back this thread's connections and close the pools.
+
+    The child then inherits no pool at all, not even a connection a pool thread was opening at
+    that instant (which no list holds, so the child could not release it). The parent opens a
+    new pool on its next query. A connection inside a transaction is left alone: the child
+    still forgets it (``forget_inherited_connections``).
+    """
+    for alias in connections:
+        wrapper = connections[alias]
+        if wrapper.in_atomic_block:
+            continue
+        wrapper.close()
+        pools = getattr(type(wrapper), "_connection_pools", None)
+        if pools and alias in pools:
+            wrapper.close_pool()
+
+
 _registered = False
 
 
@@ -68,5 +88,5 @@ def register() -> None:
     """Once per process (apps.ready may run again in tests)."""
     global _registered
     if not _registered:
-        os.register_at_fork(after_in_child=forget_inherited_connections)
+        os.register_at_fork(before=close_before_fork, after_in_child=forget_inherited_connections)
         _registered = True

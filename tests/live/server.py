@@ -142,7 +142,8 @@ class LiveServer:
             f"for name in {names!r}:\n"
             "    print(ApiKey.issue(Agent.objects.create(id=name), name='test')[1])\n"
         )
-        return self.manage("shell", "-c", script).split()
+        # The shell also prints how many objects it imported: keep the keys only.
+        return [word for word in self.manage("shell", "-c", script).split() if word.startswith("amem_")]
 
     def sql(self, query: str) -> list[tuple]:
         """Rows of a read-only query, straight from the server's database."""
