@@ -78,7 +78,7 @@ def close_before_fork() -> None:
         wrapper.close()
         pools = getattr(type(wrapper), "_connection_pools", None)
         if pools and alias in pools:
-            wrapper.close_pool()
+            wrapper.close_pool()  # type: ignore[attr-defined]  # PostgreSQL's wrapper only
 
 
 _registered = False
