@@ -89,7 +89,7 @@ test-postgres: install browser
 	DATABASE_URL=$(PG_URL) $(PYTEST)
 
 bench-scale: install
-	$(PY) bench/scale.py
+	$(PY) -m bench scale
 
 clean:
 	rm -rf $(VENV) var

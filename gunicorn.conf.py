@@ -25,14 +25,14 @@ preload_app = False
 
 
 def post_worker_init(worker):
-    """Open the index and start the outbox drainer in the serving process (engine/index/outbox.py);
+    """Open the index and start the outbox drainer in the serving process (engine/index_sync/outbox.py);
     gunicorn's own error answers become JSON (amem_site/gunicorn_errors.py).
 
     Idempotent: if the application starts it itself (amem_site/wsgi.py), this changes nothing.
     Without it, notes left dirty (a worker's writes, a kill mid-write) would wait for the next write.
     """
     from amem_site import gunicorn_errors
-    from engine.index import outbox
+    from engine.index_sync import outbox
 
     gunicorn_errors.install()  # gunicorn's own 400/414/431 answers in JSON, like the API's
     outbox.start()

@@ -26,10 +26,10 @@ from engine.errors import (
     PermissionDenied,
     QualityRejected,
 )
-from memories.agent_api import router as agent_router
-from memories.key_api import router as key_router
-from memories.layers_api import router as layers_router
-from memories.local_api import router as local_router
+from memories.api.agent import router as agent_router
+from memories.api.key import router as key_router
+from memories.api.layers import router as layers_router
+from memories.api.local import router as local_router
 
 log = logging.getLogger("amem.api")
 
@@ -100,7 +100,7 @@ def unauthenticated(request, exc: AuthenticationError):
 
 @api.exception_handler(Throttled)
 def throttled(request, exc: Throttled):
-    # Raised by a rate limit (memories/throttles.py); Retry-After in whole seconds (RFC 9110).
+    # Raised by a rate limit (memories/api/throttles.py); Retry-After in whole seconds (RFC 9110).
     response = api.create_response(request, {"detail": "too many requests; retry later"}, status=429)
     response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
     return response

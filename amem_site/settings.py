@@ -159,7 +159,7 @@ def _rate(name: str, default: str) -> str:
     return value
 
 
-# Per API key (memories/throttles.py); 429 with Retry-After.
+# Per API key (memories/api/throttles.py); 429 with Retry-After.
 AMEM_API_RATE = _rate("AMEM_API_RATE", "600/m")
 # Requests with a missing or unknown key, per client address, before that address gets 429s.
 AMEM_API_BAD_KEY_RATE = _rate("AMEM_API_BAD_KEY_RATE", "20/m")
@@ -342,7 +342,7 @@ if _redis_url:
 else:
     Q_CLUSTER["orm"] = "default"
 
-# --- Cache: the API's rate-limit counts (memories/throttles.py) ---------------------
+# --- Cache: the API's rate-limit counts (memories/api/throttles.py) ---------------------
 # Per-process memory by default (one web process, docs/deploy.md). Several web processes share
 # their counts through Redis; an opt-in of its own, because then the API needs Redis to answer.
 _cache_url = env_str("AMEM_CACHE_URL", "")

@@ -2,7 +2,7 @@
 
 The serving process owns the embedded index: it opens it at start-up, so the first CLI call
 after ``make run`` is forwarded rather than refused, and starts the outbox drainer that
-indexes dirty notes in the background (engine/index/outbox.py). A worker-role process
+indexes dirty notes in the background (engine/index_sync/outbox.py). A worker-role process
 (AMEM_PROCESS_ROLE=worker) does neither.
 """
 
@@ -17,7 +17,7 @@ application = get_wsgi_application()
 
 def _own_the_index() -> None:
     from engine.errors import AmemError
-    from engine.index import outbox
+    from engine.index_sync import outbox
     from memories.local_bridge import local_token
 
     local_token()  # commands find it and ask this server first

@@ -89,7 +89,7 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: 
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
     ]
     for weight in blend_weights:
-        # The forgetting-curve blend (engine/layers/importance.py) on top of the full pipeline.
+        # The forgetting-curve blend (engine/annotations/importance.py) on top of the full pipeline.
         blended = replace(base, importance_weight=weight)
         rows.append(Variant(f"blend{weight:g}", f"full + importance blend w={weight:g}", blended, links=True))
     if link_share:

@@ -6,7 +6,7 @@ Run by hand (docs/benchmarks.md, "Flood", has the figures):
     nice .venv/bin/python bench/flood.py                        # PostgreSQL, 8 × 1,000 turns
     nice .venv/bin/python bench/flood.py --backend sqlite --conversations 4
 
-It starts its own server (tests/live/server.py: gunicorn with gunicorn.conf.py on a free
+It starts its own server (testsupport/live_server.py: gunicorn with gunicorn.conf.py on a free
 127.0.0.1 port, a fresh database and data dir, the offline LLM), gives a "reader" agent
 --notes notes, then measures the reader's searches (one client, back to back):
 
@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.load import percentile  # noqa: E402
-from tests.live.server import LiveServer, postgres_available  # noqa: E402
-from tests.live.texts import unrelated_words  # noqa: E402
+from testsupport.live_server import LiveServer, postgres_available  # noqa: E402
+from testsupport.texts import unrelated_words  # noqa: E402
 
 QUERIES = ["reader note about the harbour", "copper kettle", "violin lessons on sunday", "glacier walk"]
 

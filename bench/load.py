@@ -1,12 +1,11 @@
-#!/usr/bin/env python
 """Load test: N concurrent clients of mixed search/write against gunicorn on PostgreSQL.
 
 Run by hand (docs/benchmarks.md has the figures):
 
-    .venv/bin/python bench/load.py                           # 16 clients, 60 s, pool 8, 8 threads
-    .venv/bin/python bench/load.py --clients 4 --seconds 10  # quicker
+    .venv/bin/python -m bench load                           # 16 clients, 60 s, pool 8, 8 threads
+    .venv/bin/python -m bench load --clients 4 --seconds 10  # quicker
 
-It starts its own server (tests/live/server.py: a fresh PostgreSQL database and data dir,
+It starts its own server (testsupport/live_server.py: a fresh PostgreSQL database and data dir,
 gunicorn with gunicorn.conf.py on a free 127.0.0.1 port, the offline LLM), loads --seed
 notes, then runs the clients for --seconds: each request is a search (--search-share) or a
 full-pipeline write (POST /memories) of an unrelated text. Loopback only; bounded in time.
@@ -30,11 +29,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.live.server import PG_ADMIN_URL, LiveServer, postgres_available  # noqa: E402
-from tests.live.texts import unrelated_words  # noqa: E402
+from testsupport.live_server import PG_ADMIN_URL, LiveServer, postgres_available
+from testsupport.texts import unrelated_words
 
 QUERIES = ["anchor and kettle", "a glacier near the harbor", "violin lessons", "copper walnut", "the rocket launch"]
 
@@ -152,7 +148,3 @@ def main() -> int:
         return 0 if not errors and report["max_connections_seen"] <= args.pool else 1
     finally:
         server.drop()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Scale benchmark: bulk episodic ingest (notes/s) and filtered hybrid index query latency.
 
 Run by hand, never in CI:
 
-    .venv/bin/python bench/scale.py                      # 10k and 100k notes
-    .venv/bin/python bench/scale.py --sizes 10000        # quicker
+    .venv/bin/python -m bench scale                      # 10k and 100k notes
+    .venv/bin/python -m bench scale --sizes 10000        # quicker
 
 It builds its own SQLite database and embedded Qdrant shard in a scratch folder
 (``--data-dir``, default a temp dir), ingests synthetic memories through the real
@@ -21,10 +20,6 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
-
-# Run as a script, so bench/ is on sys.path, not the project: put the project first.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.harness import scratch_django
 
@@ -127,7 +122,3 @@ def main() -> None:
             flush=True,
         )
     runtime.close_store()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,6 +1,6 @@
 """In-process search latency at scale: p50/p95 of engine.retrieval.search.search, query embedding included.
 
-usage: .venv/bin/python bench/search.py [--sizes 10000 100000] [--queries 200]
+usage: .venv/bin/python -m bench search [--sizes 10000 100000] [--queries 200]
 
 Runs in a throw-away data dir (SQLite + qdrant-edge), never in var/. For speed
 the synthetic notes are bulk-inserted as database rows and index points
@@ -77,9 +77,9 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
     from engine import runtime
     from engine.config import get_config
     from engine.index.embeddings import to_bytes
-    from engine.index.indexer import payload_for
     from engine.index.store import IndexPoint, bm25_document_vector
     from engine.index.tokenize import tokenize
+    from engine.index_sync.indexer import payload_for
     from engine.text import content_hash, embedding_text
     from memories import access
     from memories.models import Agent, Note
@@ -247,7 +247,3 @@ def onnx_in_use() -> bool:
     embedder = runtime.embedder()
     embedder.encode_one("load the model")
     return getattr(embedder, "_onnx", None) is not None
-
-
-if __name__ == "__main__":
-    main()

@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Write-pipeline benchmark: add_memory throughput, latency, LLM calls and tokens per write.
 
 Run by hand, never in CI:
 
-    .venv/bin/python bench/write.py                   # first LoCoMo conversation, offline and fake provider
-    .venv/bin/python bench/write.py --turns 100       # quicker
+    .venv/bin/python -m bench write                   # first LoCoMo conversation, offline and fake provider
+    .venv/bin/python -m bench write --turns 100       # quicker
 
 Every turn of the first LoCoMo conversation (``/work/shared/bench/locomo10.json``,
 or ``--locomo``) is written with ``add_memory`` as ``<speaker>: <text>``, with
@@ -13,7 +12,7 @@ scratch SQLite database and embedded Qdrant shard. Two modes, one agent each:
 
 * ``offline`` — provider ``none``: the rule-based stand-ins; no model calls.
 * ``fake``   — the OpenAI wire format against the fake provider on 127.0.0.1
-  (tests/fakes/llm_server.py), answering every role with a plausible reply:
+  (testsupport/llm_server.py), answering every role with a plausible reply:
   construct fields, the first two offered link candidates, one neighbour update,
   a merge keeping note A. The SDK round trip is real; the model's own latency
   is not (add it per call for a real provider).
@@ -31,17 +30,13 @@ import json
 import os
 import re
 import statistics
-import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-# Run as a script, so bench/ is on sys.path, not the project: put the project first.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from bench.harness import scratch_django
-from tests.fakes.llm_server import FakeLLMServer, RecordedRequest, Scripted
+from testsupport.llm_server import FakeLLMServer, RecordedRequest, Scripted
 
 LOCOMO = Path("/work/shared/bench/locomo10.json")
 _IDS = re.compile(r"\[([0-9a-f-]{36})\]")
@@ -220,7 +215,3 @@ def main() -> None:
         print(f"\n{r['mode']}: calls by role {r['roles']}; rule answers/write {r['rule_calls']:.2f}")
     print(f"\nload average at end: {load_average()}")
     runtime.close_store()
-
-
-if __name__ == "__main__":
-    main()

@@ -14,12 +14,13 @@ from engine.errors import ConfigError, IndexUnavailable
 from engine.index.embeddings import Embedder, get_embedder
 from engine.index.store import ClientStore, EdgeStore, VectorStore
 from engine.index.tokenize import words
-from engine.llm.client import LLM, build_llm
+from engine.llm.client import LLM, Recorder, build_llm
 from engine.llm.offline import OfflineRules
 
 _store: VectorStore | None = None
 _model_override: str | None = None
 _llm: LLM | None = None
+_llm_recorder: Recorder | None = None  # set by the memories app (memories/apps.py)
 _lock = threading.Lock()
 
 
@@ -73,6 +74,13 @@ def close_store() -> None:
         old.close()
 
 
+def set_llm_recorder(recorder: Recorder | None) -> None:
+    """Who keeps a row per model call: the memories app registers its recorder when Django starts
+    (memories/apps.py), so the engine needs no import of the models' accounting code."""
+    global _llm_recorder
+    _llm_recorder = recorder
+
+
 def llm() -> LLM:
     """The process's LLM façade (settings: AMEM_LLM_ENV > AMEM_LLM > defaults)."""
     global _llm
@@ -82,11 +90,9 @@ def llm() -> LLM:
 
     with _lock:
         if _llm is None:
-            from memories.llm_calls import record_llm_call  # the accounting rows live with the models
-
             offline = OfflineRules(lambda texts: embedder().encode(list(texts)), words)
             try:
-                _llm = build_llm(settings.AMEM_LLM_ENV, settings.AMEM_LLM, recorder=record_llm_call, offline=offline)
+                _llm = build_llm(settings.AMEM_LLM_ENV, settings.AMEM_LLM, recorder=_llm_recorder, offline=offline)
             except ValueError as exc:
                 raise ConfigError(str(exc)) from None
     return _llm

@@ -163,9 +163,9 @@ class NoteAdmin(admin.ModelAdmin):
                 after={f: form.cleaned_data.get(f) for f in changed},
                 actor=f"admin:{request.user.get_username()}",
             )
-            from engine.index import indexer  # imported here: commands load the admin, and need not load the engine
+            from engine.index_sync import outbox  # imported here: commands load the admin, and need not load the engine
 
-            indexer.sync_after_commit([obj.pk])
+            outbox.sync_after_commit([obj.pk])
         else:
             super().save_model(request, obj, form, change)
 

@@ -1,4 +1,4 @@
-"""Which agent a gateway key acts for: the one place that decides (memories/gateway_models.py).
+"""Which agent a gateway key acts for: the one place that decides (memories/models/gateways.py).
 
 A gateway key names its agent in the ``X-Amem-Agent`` header, by full id. The id must start with
 the gateway's prefix; an agent that does not exist yet is created and recorded as the gateway's;
@@ -12,8 +12,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from engine.errors import InvalidInput, PermissionDenied
-from memories.gateway_models import Gateway, GatewayAgent
 from memories.models import AGENT_SLUG, Agent
+from memories.models.gateways import Gateway, GatewayAgent
 
 ACTING_HEADER = "X-Amem-Agent"
 

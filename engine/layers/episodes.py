@@ -2,7 +2,7 @@
 
 A session closes explicitly (``POST /api/v1/episodes/close``) or when it has been
 idle for ``AMEM_EPISODE_IDLE_MINUTES`` (the ``episodes`` job,
-engine/maintenance/episodes.py). LLM mode: one ``episode`` call (fast tier) writes the
+engine/maintenance/episode_close.py). LLM mode: one ``episode`` call (fast tier) writes the
 summary, decisions, open items, topics and mood. Offline, or when that call fails:
 an extractive summary (topics from the offline keyword scorer, decisions and open
 items from sentences that say so, a mood from a small word list), a weak stand-in

@@ -29,8 +29,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from engine.annotations import facts
 from engine.errors import InvalidInput
-from engine.layers import core, episodes, facts, tokens
+from engine.layers import core, episodes, tokens
 from engine.retrieval.search import search
 from memories.models import Agent
 

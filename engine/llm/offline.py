@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from engine.llm.contradiction_rules import contradiction
 from engine.llm.types import (
     Candidate,
     ConflictFinding,
@@ -26,7 +27,6 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
-from engine.write.contradiction import contradiction
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ Outcome = Literal["ok", "parse_error", "provider_error", "offline"]
 
 @dataclass(frozen=True)
 class FactTriple:
-    """subject –relation→ object, as read from a text (engine/layers/facts.py stores them)."""
+    """subject –relation→ object, as read from a text (engine/annotations/facts.py stores them)."""
 
     subject: str
     relation: str

@@ -25,7 +25,7 @@ from django.db.models import QuerySet
 from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError
-from engine.index import indexer
+from engine.index_sync import outbox
 from engine.llm.offline import keep_both
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
@@ -186,7 +186,7 @@ def merge_notes(
             actor=actor,
         )
         NoteEvent.objects.create(note=loser, action="retire", before=loser_before, after=loser_after, actor=actor)
-        indexer.sync_after_commit([winner.pk, loser.pk])
+        outbox.sync_after_commit([winner.pk, loser.pk])
     return winner
 
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from engine import runtime
-from engine.maintenance import conflicts, merge
+from engine.annotations import conflicts
+from engine.maintenance import merge
 from engine.maintenance.runner import Step
 from engine.write.dedup import same_subjects
 from memories import access

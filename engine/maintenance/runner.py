@@ -47,10 +47,10 @@ JOB_MODULES: dict[str, str] = {
     "pending_merge": "engine.maintenance.pending",
     "same_day_merge": "engine.maintenance.same_day",
     "consolidation": "engine.maintenance.consolidation",
-    "contradiction_sweep": "engine.maintenance.contradiction",
+    "contradiction_sweep": "engine.maintenance.contradiction_sweep",
     "quality_scan": "engine.maintenance.quality",
-    "episode_close": "engine.maintenance.episodes",
-    "reflection": "engine.maintenance.reflection",
+    "episode_close": "engine.maintenance.episode_close",
+    "reflection": "engine.maintenance.periodic_reflection",
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {

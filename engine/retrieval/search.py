@@ -18,11 +18,11 @@ import numpy as np
 from django.utils import timezone
 
 from engine import runtime
+from engine.annotations import importance
 from engine.config import get_config
 from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
 from engine.index.tokenize import tokenize
-from engine.layers import importance
 from engine.retrieval.candidates import Candidate, visible_candidates
 from engine.retrieval.dates import named_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
@@ -69,7 +69,7 @@ class Pipeline:
     pool_min: int = 40
     # Drop function words from the BM25 query (documents keep them; IDF handles them there).
     query_stop_words: bool = True
-    # The forgetting-curve blend (engine/layers/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
+    # The forgetting-curve blend (engine/annotations/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
     importance_weight: float | None = None
     # The dense leg's vote on a CJK query when the model is English-only (engine/retrieval/language.py);
     # 0 skips the leg. Chosen on MADial zh/en (docs/benchmarks.md).
@@ -168,7 +168,7 @@ def search(
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     topics = clean_topics(topics_filter)
     cfg = get_config()
-    # Reads only read: dirty notes are the outbox drainer's (engine/index/outbox.py), never a search's.
+    # Reads only read: dirty notes are the outbox drainer's (engine/index_sync/outbox.py), never a search's.
     store = runtime.store()
     collection = access.collection_for(agent)
     flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))
@@ -203,7 +203,7 @@ def search(
     weight = cfg.heat_weight if pipeline.heat_boost else 0.0
     # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).
     heats = {n.key: heat_bonus(n, now, weight, step) for n in candidates}
-    # The forgetting-curve blend scales the fused score (engine/layers/importance.py).
+    # The forgetting-curve blend scales the fused score (engine/annotations/importance.py).
     forgetting = {n.key: 1.0 for n in candidates}
     blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
     if blend > 0 and candidates:

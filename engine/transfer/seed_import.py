@@ -396,8 +396,8 @@ def layers():
     """The memory layers' models and checks (issue 10), or None on an amem without them."""
     try:  # imported by name: this module must also load (and type-check) on an amem without them
         core = import_module("engine.layers.core")
-        facts = import_module("engine.layers.facts")
-        models = import_module("memories.layer_models")
+        facts = import_module("engine.annotations.facts")
+        models = import_module("memories.models.layers")
     except ImportError:
         return None
     return SimpleNamespace(

@@ -21,8 +21,8 @@ import numpy as np
 
 from engine import runtime
 from engine.config import EngineConfig
-from engine.index import lookup
 from engine.index.embeddings import from_bytes
+from engine.index_sync import lookup
 from engine.text import content_hash
 from memories import access
 from memories.models import Agent, Note

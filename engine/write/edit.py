@@ -16,8 +16,8 @@ from django.db import transaction
 from engine import runtime
 from engine.config import get_config
 from engine.errors import NotFound, PermissionDenied
-from engine.index import indexer
 from engine.index.embeddings import to_bytes
+from engine.index_sync import outbox
 from engine.text import check_content, content_hash
 from engine.write.construct import apply_fields, construct, fields_of, recipe_vectors
 from engine.write.pipeline import clean_labels, resolve_agent
@@ -64,7 +64,7 @@ def update_memory(
         NoteEvent.objects.create(
             note=note, action=action, before=before, after=fields_of(note), actor=actor or agent.pk
         )
-        indexer.sync_after_commit([note.pk])
+        outbox.sync_after_commit([note.pk])
     return note
 
 
@@ -84,5 +84,5 @@ def retire_memory(note_id: object, agent: Agent | str, *, actor: str | None = No
             after={"is_active": False, "reason": reason},
             actor=actor or agent.pk,
         )
-        indexer.sync_after_commit([note.pk])
+        outbox.sync_after_commit([note.pk])
     return note

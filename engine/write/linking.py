@@ -16,7 +16,7 @@ import numpy as np
 
 from engine import runtime
 from engine.config import EngineConfig
-from engine.index import lookup
+from engine.index_sync import lookup
 from engine.llm.types import Candidate
 from memories import access
 from memories.models import Agent, Link, Note, NoteEvent

@@ -4,7 +4,7 @@
 link → evolve → save. The steps live in their own modules (dedup, fold,
 construct, linking, evolution); this module orders them. Every model call
 happens before the write's transaction, so no database lock is held while a
-model thinks; the index follows after commit (the outbox, engine/index/indexer.py).
+model thinks; the index follows after commit (the outbox, engine/index_sync/indexer.py).
 
 ``add_episodic``: quality gate → embed raw content → insert. No LLM, no dedup,
 for hot loops; ``add_episodic_batch`` embeds many at once.
@@ -20,12 +20,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import locking, runtime
+from engine.annotations import conflicts, facts, importance
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
-from engine.index import indexer
 from engine.index.embeddings import to_bytes
-from engine.layers import facts, importance
-from engine.maintenance import conflicts
+from engine.index_sync import outbox
+from engine.llm.contradiction_rules import contradiction
 from engine.text import (
     CheckedText,
     check_content,
@@ -37,7 +37,6 @@ from engine.text import (
 )
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
-from engine.write.contradiction import contradiction
 from memories import access
 from memories.models import Agent, Note, NoteEvent
 
@@ -186,7 +185,7 @@ def store_episodic(
         batch_size=500,
     )
     _touch(agent)
-    indexer.sync_after_commit([n.pk for n in notes])
+    outbox.sync_after_commit([n.pk for n in notes])
 
 
 def add_episodic(
@@ -308,7 +307,7 @@ def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteRe
             note = fold.apply_fold(fold_plan, given.sources, given.agent.pk, given.actor)
             if note is not None:
                 _touch(given.agent)
-                indexer.sync_after_commit([note.pk])
+                outbox.sync_after_commit([note.pk])
         if note is not None:
             return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
         target = Note.objects.filter(pk=target.pk, is_active=True).first()
@@ -403,7 +402,7 @@ def _store_insert(
             conflicts.record(note, conflicting, f"[write] {conflict_reason}", given.actor)
             note.refresh_from_db(fields=["conflict", "conflict_reason", "evolution_type"])
         _touch(agent)
-        indexer.sync_after_commit([note.pk, *evolved])
+        outbox.sync_after_commit([note.pk, *evolved])
     if conflicting is not None:
         return WriteResult(
             note,

@@ -11,7 +11,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django_htmx.middleware import HtmxDetails
 
-from engine.curation import META
+from engine.curation.actions import META
 from memories.models import NoteEvent
 from review import access
 

@@ -1,4 +1,4 @@
-"""Review actions (POST only, CSRF-checked): each calls engine/curation.py and answers
+"""Review actions (POST only, CSRF-checked): each calls engine/curation/actions.py and answers
 
 * an htmx request with the partial it replaces (the note's main panel, or the queue
   card that turns into a "done — undo" card), or with the message alone (status 409/422,
@@ -21,8 +21,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 from django_htmx.http import trigger_client_event
 
-from engine import curation as actions
-from engine.curation import ReviewError
+from engine.curation import actions
+from engine.curation.actions import ReviewError
 from memories.models import Note, NoteEvent
 from review import access
 from review.views import queues

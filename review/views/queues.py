@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from engine.config import get_config
-from engine.curation import merge_preview
+from engine.curation.actions import merge_preview
 from engine.errors import AmemError
 from memories.models import ConflictPair, Note
 from review import access

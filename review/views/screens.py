@@ -16,10 +16,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from engine.annotations import facts
 from engine.config import get_config
-from engine.curation import undoable_ids
+from engine.curation.actions import undoable_ids
 from engine.errors import AmemError, InvalidInput
-from engine.layers import facts
 from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
 from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent

@@ -6,7 +6,7 @@ import pytest
 
 from engine import runtime
 from engine.errors import IndexUnavailable
-from memories import agent_api
+from memories.api import agent as agent_api
 
 COFFEE = "Alex likes a flat white with oat milk every morning."
 SECRET = "/srv/secret/qdrant-path"
@@ -98,7 +98,7 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("GET", "/memories"),  # the list, and the agent-scoped jobs (issue 11)
         ("POST", "/jobs/consolidate"),
         ("POST", "/jobs/quality-scan"),
-        # The memory layers (memories/layers_api.py)
+        # The memory layers (memories/api/layers.py)
         ("POST", "/recall"),
         ("GET", "/core"),
         ("GET", "/core/{name}"),

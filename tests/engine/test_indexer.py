@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from engine.errors import IndexUnavailable
-from engine.index import indexer
+from engine.index_sync import indexer
 from engine.retrieval.search import search
 from engine.write.pipeline import add_episodic
 from memories.models import Note
@@ -114,7 +114,7 @@ def test_a_process_that_dies_after_the_commit_loses_nothing(tmp_path):
     # Commit the note, then die hard exactly where the index sync would run.
     die = (
         "import django, os; django.setup()\n"
-        "from engine.index import indexer\n"
+        "from engine.index_sync import indexer\n"
         "indexer.sync_notes = lambda ids: os._exit(9)\n"
         "from engine.write.pipeline import add_episodic\n"
         "add_episodic('The process died right after this commit.', 'crashy')\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.layers import facts
+from engine.annotations import facts
 from memories.models import Fact
 
 MAY = "2026-05-01T00:00:00+00:00"

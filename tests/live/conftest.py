@@ -1,4 +1,4 @@
-"""Fixtures: a gunicorn server per test module and database backend (tests/live/server.py)."""
+"""Fixtures: a gunicorn server per test module and database backend (testsupport/live_server.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.live.server import LiveServer, postgres_available
+from testsupport.live_server import LiveServer, postgres_available
 
 BACKENDS = ["sqlite", "postgres"]
 

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.live.texts import unrelated_words
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.live.texts import unrelated_words
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ def test_a_thousand_distinct_concurrent_writes_are_all_stored_and_findable(serve
         for i in range(PER_WRITER):
             answer = server.call("POST", "/api/v1/memories", {"text": text_for(writer, i)})
             assert answer.status == 201, answer.body
-            # stored either way: "conflict" is a new note with a conflict raised (engine/write/contradiction.py)
+            # stored either way: "conflict" is a new note with a conflict raised (engine/llm/contradiction_rules.py)
             assert answer.body["outcome"] in ("created", "flagged", "conflict"), answer.body
             ids.append(answer.body["id"])
         return ids

@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.live.server import LiveServer
-from tests.live.texts import unrelated_words
+from testsupport.live_server import LiveServer
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import pytest
 
 from bench.load import ConnectionSampler
 from tests.live.conftest import start_server
-from tests.live.texts import unrelated_words
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.live.conftest import start_server
-from tests.live.texts import unrelated_words
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 

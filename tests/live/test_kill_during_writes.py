@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from tests.live.conftest import start_server
-from tests.live.texts import unrelated_words
+from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
 

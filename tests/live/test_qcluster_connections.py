@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.server import ROOT, LiveServer, postgres_available
+from testsupport.live_server import ROOT, LiveServer, postgres_available
 
 pytestmark = pytest.mark.slow
 

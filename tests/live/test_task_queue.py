@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 from tests.conftest import REDIS_URL
-from tests.live.server import ROOT, LiveServer
+from testsupport.live_server import ROOT, LiveServer
 
 pytestmark = pytest.mark.slow
 

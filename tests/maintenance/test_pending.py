@@ -90,7 +90,7 @@ def test_evolve_folds_the_flagged_note_into_the_one_it_resembled(alice, bob, pai
 
 
 def test_the_review_app_undoes_a_whole_merge_from_either_note(alice, pair, provider, django_user_model):
-    from engine.curation import undo
+    from engine.curation.actions import undo
 
     old, new = pair
     judge(provider, "EVOLVE", MERGED)

@@ -123,7 +123,7 @@ def test_a_note_changed_during_the_scan_is_left_for_the_next_one(alice, monkeypa
 
 
 def test_a_reviewers_keep_is_not_undone_by_the_next_scan(alice, django_user_model):
-    from engine.curation import keep_quality, undo
+    from engine.curation.actions import keep_quality, undo
 
     rita = django_user_model.objects.create_user("rita", is_staff=True)
     note = put(alice, "Deploy is pending confirmation", ephemeral=True, created_at=timezone.now() - timedelta(days=30))

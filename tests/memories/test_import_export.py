@@ -11,8 +11,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine import runtime
+from engine.annotations import facts
 from engine.index.store import EdgeStore
-from engine.layers import core, episodes, facts
+from engine.layers import core, episodes
 from engine.retrieval.search import search
 from engine.transfer.ingest import chunks, markdown_items
 from engine.write.conversation import Turn, add_conversation

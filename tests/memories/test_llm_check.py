@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from engine import runtime
 from memories.models import LlmCall
-from tests.fakes.runtime import point_llm_at
+from testsupport.fake_runtime import point_llm_at
 
 
 @pytest.fixture

@@ -364,7 +364,7 @@ def test_memory_engine_layers_are_reported_skipped_without_the_memory_layers(tmp
 
 @needs_layers
 def test_memory_engine_core_graph_and_episodes_go_to_the_memory_layers(tmp_path, store, make_agent):
-    from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact
+    from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
 
     make_agent("alex-assistant")
     folder = workspace(tmp_path)

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from engine.curation import merge_preview
+from engine.curation.actions import merge_preview
 from memories.models import ConflictPair, JobRun, LlmCall, Note, NoteEvent
 from tests.review.conftest import HTMX
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine.layers import core, facts
+from engine.annotations import facts
+from engine.layers import core
 from memories.models import CoreBlock, CoreEvent
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import curation as actions
 from engine.config import get_config
+from engine.curation import actions
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
 from memories.models import Link, Note

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from engine.layers import facts
+from engine.annotations import facts
 from memories.models import ConflictPair, JobRun, Link, Note
 from tests.review.conftest import HTMX
 

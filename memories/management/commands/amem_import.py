@@ -14,7 +14,7 @@ from tqdm import tqdm
 from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError, IndexLocked, IndexUnavailable
-from engine.index import indexer
+from engine.index_sync import indexer
 from engine.text import check_content, check_context
 from engine.transfer import seed_import
 from engine.transfer.ingest import ChatLine, Item, items_from, turns_from

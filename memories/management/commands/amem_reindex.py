@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 from engine import runtime
 from engine.errors import AmemError
-from engine.index import indexer
+from engine.index_sync import indexer
 from memories import access
 from memories.management.base import AmemCommand
 from memories.models import Agent, Note

@@ -37,7 +37,7 @@ class Command(AmemCommand):
 
     def _search_here(self, payload: dict) -> list[dict]:
         from engine.retrieval.search import search  # imported here: loading it loads the model's stack
-        from memories.local_api import result_dict
+        from memories.api.local import result_dict
 
         try:
             results = search(

@@ -14,7 +14,7 @@ from engine.llm import client as llm_module
 from engine.llm.client import LLM, LlmCallRecord, resolve_llm_config
 from engine.llm.offline import OfflineRules
 from engine.llm.providers import ClientPool
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 _WORD_RE = re.compile(r"[a-z0-9_]+|[\u4e00-\u9fff]+")
 

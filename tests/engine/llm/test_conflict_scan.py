@@ -9,7 +9,7 @@ from engine.llm.parse import conflict_validator, parse_reply
 from engine.llm.prompts import load
 from engine.llm.types import ConflictFinding, LlmCallRecord
 from tests.engine.llm.conftest import MakeLLM
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 NOTES = ["I am vegetarian", "I prefer dark mode in every editor", "I loved the steak last night"]

@@ -19,7 +19,7 @@ from engine.llm.offline import (
 )
 from engine.llm.types import Candidate, CrudOp, EvolveResult, LlmCallRecord, Neighbour, NoteFields
 from tests.engine.llm.conftest import hash_embed, simple_tokenize
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 from engine.llm.parse import clean_reply, parse_reply, validate_note_fields
 from engine.llm.types import LlmCallRecord, NoteFields
 from tests.engine.llm.conftest import MakeLLM
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 REAL = {

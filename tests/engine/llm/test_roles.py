@@ -16,7 +16,7 @@ from engine.llm.types import (
     NeighbourUpdate,
 )
 from tests.engine.llm.conftest import MakeLLM
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 

@@ -13,7 +13,7 @@ from engine.llm.config import resolve_llm_config
 from engine.llm.providers import ClientPool
 from engine.llm.types import Candidate, LlmCallRecord, Neighbour
 from tests.engine.llm.conftest import MakeLLM
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 KEY = {"ANTHROPIC_API_KEY": "sk-ant-test"}
 TIERED = {**KEY, "AMEM_LLM_MODEL": "cheap-1", "AMEM_LLM_STRONG_MODEL": "strong-1"}

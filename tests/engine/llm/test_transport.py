@@ -10,7 +10,7 @@ from engine.llm.config import PLACEHOLDER_KEY, resolve_llm_config
 from engine.llm.providers import ClientPool, openai_token_params, token_budget
 from engine.llm.types import LlmCallRecord, NoteFields
 from tests.engine.llm.conftest import MakeLLM
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 NOTE = {
     "keywords": ["postgres", "pgbouncer", "pool"],

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from engine import runtime
-from engine.index import indexer
 from engine.index.embeddings import to_bytes
 from engine.index.store import Hit, VectorStore
+from engine.index_sync import indexer
 from engine.text import content_hash
 from memories.models import Agent, Link, Note
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from engine.index import indexer
+from engine.index_sync import indexer
 from engine.retrieval.search import embed_query, search
 from engine.write.pipeline import EpisodicItem, add_episodic_batch
 from memories.models import Note

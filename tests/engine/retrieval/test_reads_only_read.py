@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from engine.index import outbox
+from engine.index_sync import outbox
 from engine.retrieval.search import search
 from engine.text import content_hash
 from memories.access import collection_for

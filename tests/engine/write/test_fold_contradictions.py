@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from engine.llm.contradiction_rules import contradiction
 from engine.llm.offline import keep_both
-from engine.write.contradiction import contradiction
 from engine.write.pipeline import CONFLICT, DUPLICATE, FOLDED, add_memory
 from memories.models import ConflictPair, Note
 

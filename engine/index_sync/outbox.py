@@ -1,6 +1,6 @@
 """The outbox drainer: the process that owns the index brings it up to date in the background.
 
-Writes commit notes with ``index_dirty=True`` (engine/index/indexer.py). Reads never index:
+Writes commit notes with ``index_dirty=True`` (engine/index_sync/indexer.py). Reads never index:
 ``search()`` and the write side's look-ups query the index as it is. Instead the owning
 process (the web server, started from amem_site/wsgi.py) runs one daemon thread that
 applies dirty notes in bounded batches — woken after each commit (``kick``) and on a timer,
@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterable
 
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connection, transaction
 
 from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError
-from engine.index import indexer
+from engine.index_sync import indexer
 
-log = logging.getLogger("engine.index.outbox")
+log = logging.getLogger("engine.index_sync.outbox")
 
 INTERVAL = 5.0  # seconds between rounds when nobody kicks
 ROUND_LIMIT = 4 * indexer.BATCH  # notes per round, so one round never holds the thread for long
@@ -114,3 +115,22 @@ def kick() -> None:
     drainer = _drainer
     if drainer is not None:
         drainer.kick()
+
+
+def sync_after_commit(note_ids: Iterable) -> None:
+    """Once the current transaction commits: index these (the writer's own) notes and wake the drainer.
+
+    The write's own notes are applied in the writing thread so a client that searches right
+    after its write finds it; anything else dirty is the drainer's (below).
+    """
+    ids = list(note_ids)
+
+    def after_commit() -> None:
+        try:
+            indexer.sync_notes(ids)
+        finally:
+            kick()
+
+    # robust: the write has committed, so nothing after it may fail the request (a client told
+    # "500" would send it again and store it twice); a note not indexed here stays dirty for the drainer.
+    transaction.on_commit(after_commit, robust=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import runtime
-from tests.fakes.llm_server import FakeLLMServer
+from testsupport.llm_server import FakeLLMServer
 
 
 def point_llm_at(settings, server: FakeLLMServer, **env: str) -> None:

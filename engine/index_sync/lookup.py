@@ -3,7 +3,7 @@
 Every query carries the caller's access filter inside the index query
 (memories/access.py builds it), and every hit is re-read from the database and
 re-checked. They query the index as it is (the outbox drainer keeps it current,
-engine/index/outbox.py); a look-up never indexes. Unlike a user-facing search these look-ups never heat notes: the
+engine/index_sync/outbox.py); a look-up never indexes. Unlike a user-facing search these look-ups never heat notes: the
 seed bumped ``retrieval_count`` on every internal query (research §17.10).
 """
 

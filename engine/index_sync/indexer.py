@@ -29,7 +29,7 @@ from engine.text import embedding_text
 from memories.access import collection_for_note
 from memories.models import Agent, Note
 
-log = logging.getLogger("engine.index.indexer")
+log = logging.getLogger("engine.index_sync.indexer")
 
 BATCH = 256
 
@@ -173,24 +173,3 @@ def sync_dirty(
 
 def has_dirty() -> bool:
     return Note.objects.dirty().exists()
-
-
-def sync_after_commit(note_ids: Iterable) -> None:
-    """Once the current transaction commits: index these (the writer's own) notes and wake the drainer.
-
-    The write's own notes are applied in the writing thread so a client that searches right
-    after its write finds it; anything else dirty is the drainer's (engine/index/outbox.py).
-    """
-    ids = list(note_ids)
-
-    def after_commit() -> None:
-        from engine.index import outbox
-
-        try:
-            sync_notes(ids)
-        finally:
-            outbox.kick()
-
-    # robust: the write has committed, so nothing after it may fail the request (a client told
-    # "500" would send it again and store it twice); a note not indexed here stays dirty for the drainer.
-    transaction.on_commit(after_commit, robust=True)

@@ -1,4 +1,4 @@
-"""amem_bench on a slice of the real LoCoMo data: the command runs end to end and finds the evidence."""
+"""python -m bench locomo on a slice of the real LoCoMo data: the benchmark runs end to end and finds the evidence."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
 
+from bench.retrieval import main as bench
 from memories.models import Link, Note
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -24,18 +24,19 @@ DATA = next(
 @pytest.mark.skipif(DATA is None, reason="the LoCoMo data (../shared/bench/locomo10.json) is not on this machine")
 def test_locomo_first_session_of_one_conversation(store):
     out = StringIO()
-    call_command(
-        "amem_bench",
-        "locomo",
-        "--here",
-        "--data",
-        str(DATA),
-        "--conversations",
-        "1",
-        "--sessions",
-        "1",
-        "--only",
-        "bm25,rrf,full",
+    bench(
+        [
+            "locomo",
+            "--here",
+            "--data",
+            str(DATA),
+            "--conversations",
+            "1",
+            "--sessions",
+            "1",
+            "--only",
+            "bm25,rrf,full",
+        ],
         stdout=out,
         stderr=StringIO(),
     )
@@ -57,12 +58,12 @@ def test_locomo_first_session_of_one_conversation(store):
 def test_keep_data_ingests_once_and_starts_every_run_cold(store, tmp_path):
     args = ["locomo", "--here", "--data", str(DATA), "--conversations", "1", "--sessions", "1"]
     args += ["--keep-data", str(tmp_path)]
-    call_command("amem_bench", *args, "--only", "heated", stdout=StringIO(), stderr=StringIO())
+    bench([*args, "--only", "heated"], stdout=StringIO(), stderr=StringIO())
     stored = set(Note.objects.values_list("pk", flat=True))
     assert stored and Note.objects.filter(retrieval_count__gt=0).exists()  # the heated pass heated
 
     out = StringIO()
-    call_command("amem_bench", *args, "--only", "full", stdout=out, stderr=StringIO())
+    bench([*args, "--only", "full"], stdout=out, stderr=StringIO())
     # The second run searched the first run's notes (nothing ingested again), cold: the first
     # run's heat was forgotten and the unheated probes heated nothing.
     assert set(Note.objects.values_list("pk", flat=True)) == stored

@@ -27,7 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine import runtime
-from engine.maintenance import conflicts
+from engine.annotations import conflicts
 from engine.maintenance.runner import Step
 from memories.models import Note
 

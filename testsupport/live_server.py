@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 PG_ADMIN_URL = os.environ.get("AMEM_TEST_PG_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 

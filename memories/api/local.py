@@ -12,7 +12,7 @@ from ninja.security import HttpBearer
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_memory, resolve_agent
-from memories.api_schemas import Text
+from memories.api.schemas import Text
 from memories.local_bridge import token_matches
 
 
@@ -24,7 +24,7 @@ class LocalToken(HttpBearer):
 router = Router(auth=LocalToken(), tags=["local"])
 
 
-class SearchIn(Schema):
+class LocalSearchIn(Schema):
     agent: Text
     query: Text
     limit: int = 5
@@ -52,7 +52,7 @@ def result_dict(r) -> dict:
 
 
 @router.post("/search", include_in_schema=False)
-def local_search(request, body: SearchIn):
+def local_search(request, body: LocalSearchIn):
     results = search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)
     return {"results": [result_dict(r) for r in results]}
 

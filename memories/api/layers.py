@@ -1,6 +1,6 @@
 """/api/v1/ routes of the memory layers (docs/memory-layers.md; contract in LAYERS_API.md).
 
-Same rules as memories/agent_api.py: the bearer key decides the agent, bodies
+Same rules as memories/api/agent.py: the bearer key decides the agent, bodies
 reject unknown fields, every operation is one engine call. Core blocks, facts and
 episodes are looked up only among the caller's own, so another agent's data is a
 404 like a missing one.
@@ -11,9 +11,10 @@ from __future__ import annotations
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from engine.layers import core, episodes, facts, recall, reflection
-from memories.agent_api import AgentKey
-from memories.layers_schemas import (
+from engine.annotations import facts
+from engine.layers import core, episodes, recall, reflection
+from memories.api.auth import AgentKey
+from memories.api.layer_schemas import (
     BlockOut,
     BlocksOut,
     CoreEditIn,
@@ -28,8 +29,8 @@ from memories.layers_schemas import (
     RecallOut,
     ReflectOut,
 )
+from memories.api.throttles import KeyRateThrottle
 from memories.models import Agent
-from memories.throttles import KeyRateThrottle
 
 router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memory layers"])
 

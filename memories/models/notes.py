@@ -172,7 +172,7 @@ class Note(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     last_accessed = models.DateTimeField(null=True, blank=True)
     retrieval_count = models.PositiveIntegerField(default=0)
-    # 1–10, rated at write (engine/layers/importance.py); None = written before ratings existed.
+    # 1–10, rated at write (engine/annotations/importance.py); None = written before ratings existed.
     importance = models.PositiveSmallIntegerField(null=True, blank=True)
     # The conversation session a turn belongs to ("" = not a turn); episodes close sessions.
     session = models.CharField(max_length=200, blank=True, db_index=True)
@@ -376,27 +376,3 @@ class LlmCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role} on {self.tier} ({self.outcome})"
-
-
-# In their own modules: the memory layers (issue 10: core blocks, facts, episodes) and gateways
-# (one key acting for many agents under an id prefix).
-from memories.gateway_models import Gateway, GatewayAgent, GatewayKey  # noqa: E402
-from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact  # noqa: E402
-
-__all__ = [
-    "Agent",
-    "ApiKey",
-    "ConflictPair",
-    "CoreBlock",
-    "CoreEvent",
-    "Episode",
-    "Fact",
-    "Gateway",
-    "GatewayAgent",
-    "GatewayKey",
-    "JobRun",
-    "Link",
-    "LlmCall",
-    "Note",
-    "NoteEvent",
-]

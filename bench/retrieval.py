@@ -2,13 +2,14 @@
 
 By default the run happens in a throw-away data dir (fresh SQLite database and
 index), in a child process, so a benchmark never touches real memories:
-``manage.py amem_bench locomo``. ``--here`` runs in the configured data dir
+``python -m bench locomo``. ``--here`` runs in the configured data dir
 instead (the child uses it). ``--write-doc`` puts the table into
 docs/benchmarks.md between the markers of that benchmark.
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import subprocess
@@ -17,26 +18,49 @@ import tempfile
 import time
 from dataclasses import astuple
 from pathlib import Path
-
-from django.conf import settings
-from django.core.management.base import CommandError
+from typing import TextIO
 
 from bench.data import Conversation, load_locomo, load_madial
 from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from engine import runtime
 from engine.config import get_config
 from engine.retrieval.search import Pipeline
-from memories.management.base import AmemCommand
 from memories.models import Agent, Note
 
-DATA = Path(settings.BASE_DIR).parent / "shared" / "bench"
-DOC = Path(settings.BASE_DIR) / "docs" / "benchmarks.md"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "bench"
+DOC = ROOT / "docs" / "benchmarks.md"
 
 
-class Command(AmemCommand):
-    help = "Benchmarks: amem_bench locomo|madial [--path conversation|episodic|memory] [--write-doc]"
+class BenchError(Exception):
+    """A run that cannot go on; the message says why (printed, exit status 1)."""
 
-    def add_arguments(self, parser):
+
+class _Out:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        self.stream.write(text if text.endswith("\n") else text + "\n")
+
+
+def main(argv: list[str], stdout: TextIO | None = None, stderr: TextIO | None = None) -> None:
+    """``python -m bench locomo|madial …`` (Django already set up by bench/__main__.py)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description="Retrieval recall benchmarks: locomo|madial [--write-doc]"
+    )
+    RetrievalBench.add_arguments(parser)
+    options = vars(parser.parse_args(argv))
+    RetrievalBench(argv, stdout or sys.stdout, stderr or sys.stderr).handle(**options)
+
+
+class RetrievalBench:
+    def __init__(self, argv: list[str], stdout: TextIO, stderr: TextIO) -> None:
+        self.argv = argv
+        self.stdout, self.stderr = _Out(stdout), _Out(stderr)
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("benchmark", choices=["locomo", "madial"])
         parser.add_argument("--data", default=str(DATA), help="folder holding locomo10.json and madial/")
         parser.add_argument(
@@ -93,10 +117,10 @@ class Command(AmemCommand):
             "a change to the write path's code needs a new dir",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, **options):
         needed = Path(options["data"]) / ("locomo10.json" if options["benchmark"] == "locomo" else "madial")
         if not needed.exists():
-            raise CommandError(f"no benchmark data at {needed}; pass --data with the folder holding it")
+            raise BenchError(f"no benchmark data at {needed}; pass --data with the folder holding it")
         if not options["here"]:
             if options["keep_data"]:
                 self._in_kept_data_dir(options)
@@ -177,7 +201,7 @@ class Command(AmemCommand):
                 Note.objects.filter(agent_id=agent.pk).update(retrieval_count=0, last_accessed=None)
                 return agent
             if agent is not None:
-                raise CommandError(f"{options['keep_data']} holds another ingest of {agent_id}; use a new dir")
+                raise BenchError(f"{options['keep_data']} holds another ingest of {agent_id}; use a new dir")
         agent = _fresh_agent(agent_id)
         ingest(agent, memories, self._options(options))
         if key:
@@ -217,8 +241,11 @@ class Command(AmemCommand):
             f", RRF k {get_config().rrf_k} (RRF rows){label}**: "
             f"ingest {ingest_s:.0f} s, {scores.searches} searches in {scores.seconds:.0f} s "
             f"({1000 * scores.seconds / max(scores.searches, 1):.1f} ms each, query embedding batched), "
-            f"total {total_s:.0f} s. Command: `manage.py amem_bench {_argv(options)}`"
+            f"total {total_s:.0f} s. Command: `python -m bench {self._argv()}`"
         )
+
+    def _argv(self) -> str:
+        return " ".join(a for a in self.argv if a not in ("--here", "--write-doc"))
 
     # --- isolation -----------------------------------------------------------------------
 
@@ -236,11 +263,10 @@ class Command(AmemCommand):
         env.update(AMEM_QDRANT_PATH=f"{folder}/qdrant", AMEM_QDRANT_URL="", AMEM_LLM_PROVIDER="none")
         if options["model"]:
             env["AMEM_EMBED_MODEL"] = options["model"]
-        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
-        subprocess.run([*manage, "migrate", "-v", "0"], env=env, check=True)
-        done = subprocess.run([*manage, "amem_bench", *sys.argv[2:], "--here"], env=env, check=False)
+        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], env=env, check=True)
+        done = subprocess.run([sys.executable, "-m", "bench", *self.argv, "--here"], cwd=ROOT, env=env, check=False)
         if done.returncode:
-            raise CommandError(f"the benchmark run failed (exit {done.returncode})")
+            raise BenchError(f"the benchmark run failed (exit {done.returncode})")
 
 
 def first_sessions(conv: Conversation, sessions: int) -> Conversation:
@@ -253,13 +279,9 @@ def first_sessions(conv: Conversation, sessions: int) -> Conversation:
 
 def _fresh_agent(agent_id: str) -> Agent:
     if Agent.objects.filter(pk=agent_id).exists():
-        raise CommandError(f"agent {agent_id!r} already exists here; run without --here for a fresh data dir")
+        raise BenchError(f"agent {agent_id!r} already exists here; run without --here for a fresh data dir")
     # Mode B: its own collection, so BM25 statistics and neighbours are this store's alone.
     return Agent.objects.create(id=agent_id, collection=agent_id[:64])
-
-
-def _argv(options) -> str:
-    return " ".join(a for a in sys.argv[2:] if a not in ("--here", "--write-doc"))
 
 
 def write_block(doc: Path, marker: str, body: str) -> None:

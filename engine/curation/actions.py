@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.errors import AmemError
-from engine.index import indexer
+from engine.index_sync import outbox
 from engine.maintenance import merge
 from engine.maintenance.quality import PENDING_CONFLICT
 from engine.text import content_hash
@@ -138,7 +138,7 @@ def _change(
     if undo_of is not None:
         after["undo_of"] = undo_of
     event = NoteEvent.objects.create(note=note, action=action, before=before, after=after, actor=actor)
-    indexer.sync_after_commit([note.pk])
+    outbox.sync_after_commit([note.pk])
     return event
 
 

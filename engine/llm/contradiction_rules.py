@@ -5,7 +5,7 @@ things: "Mia is 7" / "Mia just turned 9" (cos ≈ 0.9), "Alex likes tea" / "Alex
 likes tea". Offline, the fold kept both sentences in one note (issue 14); a reader could not
 tell which held. These rules run before a fold in every mode: when they fire, the new text
 is stored as its own note and the pair is opened as a conflict for review
-(engine/maintenance/conflicts.py), as the pending-merge job does for a CONFLICT verdict.
+(engine/annotations/conflicts.py), as the pending-merge job does for a CONFLICT verdict.
 
 They are deliberately simple and lean towards "conflict": a false alarm costs a reviewer
 a click, a false merge loses which fact is current.

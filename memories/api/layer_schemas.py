@@ -1,4 +1,4 @@
-"""Request and response schemas of the memory-layer routes (memories/layers_api.py)."""
+"""Request and response schemas of the memory-layer routes (memories/api/layers.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from ninja import Schema
 from pydantic import BeforeValidator, Field, StrictInt
 
-from memories.api_schemas import In, Label, Moment, StrictText, Text
+from memories.api.schemas import In, Label, Moment, StrictText, Text
 
 
 def _or(default: int) -> BeforeValidator:

@@ -16,7 +16,7 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
-from memories.models import Agent, _hash_key
+from memories.models.notes import Agent, _hash_key
 
 # Ends with "-" so that "openclaw-home-" owns "openclaw-home-main" and never "openclaw-homework".
 GATEWAY_PREFIX = RegexValidator(

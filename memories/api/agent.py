@@ -18,15 +18,15 @@ from contextlib import nullcontext
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router
-from ninja.security import HttpBearer
 
 from engine.maintenance import runner
 from engine.retrieval.search import Result, search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import add_episodic, add_memory
-from memories import access, gateways, heavy
-from memories.api_schemas import (
+from memories import access, heavy
+from memories.api.auth import AgentKey
+from memories.api.schemas import (
     ConversationIn,
     ConversationOut,
     CountOut,
@@ -45,49 +45,8 @@ from memories.api_schemas import (
     TurnsIn,
     TurnsOut,
 )
-from memories.models import SHARED_AGENT, Agent, ApiKey, GatewayKey, Note
-from memories.throttles import BadKeyThrottle, KeyRateThrottle
-
-
-class AgentKey(HttpBearer):
-    """``Authorization: Bearer <key>`` → the key's agent; unknown, revoked or inactive → 401.
-
-    ``describe=True`` (GET /key only) answers what the key is instead, so a gateway key needs no
-    acting agent there.
-    """
-
-    def __init__(self, *, describe: bool = False) -> None:
-        super().__init__()
-        self.describe = describe
-
-    def __call__(self, request: HttpRequest):
-        # Also for a missing header (ninja would not call authenticate): every failure counts.
-        failures = BadKeyThrottle()
-        failures.refuse_if_over(request)
-        agent = super().__call__(request)
-        if agent is None:
-            failures.record_failure(request)
-        return agent
-
-    def authenticate(self, request: HttpRequest, token: str) -> Agent | dict | None:
-        if not token:
-            return None
-        named = request.headers.get(gateways.ACTING_HEADER)
-        key = ApiKey.authenticate(token)
-        if key is not None:
-            if self.describe:
-                return {"kind": "agent", "agent": key.agent_id}
-            gateways.refuse_header_on_agent_key(key.agent, named)
-            return key.agent
-        # A gateway key acts for the agent its request names, under the gateway's prefix.
-        gateway_key = GatewayKey.authenticate(token)
-        if gateway_key is None:
-            return None
-        gateway = gateway_key.gateway
-        if self.describe:
-            return {"kind": "gateway", "prefix": gateway.pk, "agents": gateway.agents.count()}
-        return gateways.acting_agent(gateway, named or "")
-
+from memories.api.throttles import KeyRateThrottle
+from memories.models import SHARED_AGENT, Agent, Note
 
 router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memories"])
 

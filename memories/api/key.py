@@ -11,8 +11,8 @@ from typing import Literal
 from django.http import HttpRequest
 from ninja import Router, Schema
 
-from memories.agent_api import AgentKey
-from memories.throttles import KeyRateThrottle
+from memories.api.auth import AgentKey
+from memories.api.throttles import KeyRateThrottle
 
 
 class KeyOut(Schema):

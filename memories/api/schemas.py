@@ -1,4 +1,4 @@
-"""Request and response schemas of the agent API (memories/agent_api.py).
+"""Request and response schemas of the agent API (memories/api/agent.py).
 
 Requests reject unknown fields (there is no ``agent`` field anywhere: the key
 decides the agent). Shapes and types are checked here; the rules about content

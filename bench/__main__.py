@@ -1,0 +1,48 @@
+"""``python -m bench <benchmark> …``: every benchmark from the project root (never part of the product).
+
+    python -m bench locomo|madial …   retrieval recall on LoCoMo / MADial (bench/retrieval.py)
+    python -m bench scale …           bulk ingest and filtered index query latency (bench/scale.py)
+    python -m bench search …          in-process search latency at scale (bench/search.py)
+    python -m bench write …           write-path cost, offline and with a fake provider (bench/write.py)
+    python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
+
+``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import import_module
+
+# Scripts that set up their own Django (a scratch data dir) or none, run with their own argv.
+SCRIPTS = {"scale": "bench.scale", "search": "bench.search", "write": "bench.write", "load": "bench.load"}
+RETRIEVAL = ("locomo", "madial")
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in (*SCRIPTS, *RETRIEVAL):
+        print(__doc__, file=sys.stderr)
+        return 2
+    name, rest = argv[0], argv[1:]
+    if name in SCRIPTS:
+        sys.argv = [f"python -m bench {name}", *rest]
+        return import_module(SCRIPTS[name]).main() or 0
+    # The retrieval benchmark runs in the configured settings (its child process in a fresh data dir).
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "amem_site.settings")
+    import django
+
+    django.setup()
+    from bench.retrieval import BenchError
+    from bench.retrieval import main as retrieval
+
+    try:
+        retrieval(argv)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,10 @@
+"""The JSON API (django-ninja routers mounted by amem_site/api.py).
+
+agent.py          /api/v1/memories…: the agent's notes (write, search, list, edit, jobs)
+layers.py         /api/v1/layers…: core memory, facts, episodes, the recall bundle
+local.py          /api/v1/local…: the CLI's bridge to the process that owns the embedded index
+auth.py           the agent's API key (Bearer) as a ninja auth class
+schemas.py        request and response bodies of agent.py (and shared fields)
+layer_schemas.py  request and response bodies of layers.py
+throttles.py      per-key rate limits and the bad-key lockout
+"""

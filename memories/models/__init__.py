@@ -1,0 +1,48 @@
+"""The memories app's models: the notes graph (notes.py), the memory layers on top of it (layers.py)
+and gateways, one key acting for many agents under an id prefix (gateways.py).
+
+Django finds every model through this package; the rest of the code imports them from here.
+"""
+
+from memories.models.gateways import Gateway, GatewayAgent, GatewayKey
+from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
+from memories.models.notes import (
+    AGENT_SLUG,
+    CATEGORIES,
+    CATEGORY_CHOICES,
+    EVERYONE,
+    SHARED_AGENT,
+    Agent,
+    ApiKey,
+    ConflictPair,
+    JobRun,
+    Link,
+    LlmCall,
+    Note,
+    NoteEvent,
+    NoteQuerySet,
+)
+
+__all__ = [
+    "AGENT_SLUG",
+    "CATEGORIES",
+    "CATEGORY_CHOICES",
+    "EVERYONE",
+    "SHARED_AGENT",
+    "Agent",
+    "ApiKey",
+    "ConflictPair",
+    "CoreBlock",
+    "CoreEvent",
+    "Episode",
+    "Fact",
+    "Gateway",
+    "GatewayAgent",
+    "GatewayKey",
+    "JobRun",
+    "Link",
+    "LlmCall",
+    "Note",
+    "NoteEvent",
+    "NoteQuerySet",
+]
