@@ -5,6 +5,7 @@
     python -m bench search …          in-process search latency at scale (bench/search.py)
     python -m bench write …           write-path cost, offline and with a fake provider (bench/write.py)
     python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
+    python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -16,7 +17,13 @@ import sys
 from importlib import import_module
 
 # Scripts that set up their own Django (a scratch data dir) or none, run with their own argv.
-SCRIPTS = {"scale": "bench.scale", "search": "bench.search", "write": "bench.write", "load": "bench.load"}
+SCRIPTS = {
+    "scale": "bench.scale",
+    "search": "bench.search",
+    "write": "bench.write",
+    "load": "bench.load",
+    "flood": "bench.flood",
+}
 RETRIEVAL = ("locomo", "madial")
 
 

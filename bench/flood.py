@@ -1,10 +1,9 @@
-#!/usr/bin/env python
 """Flood: one agent posts long conversations while another agent searches; how slow does it get?
 
 Run by hand (docs/benchmarks.md, "Flood", has the figures):
 
-    nice .venv/bin/python bench/flood.py                        # PostgreSQL, 8 × 1,000 turns
-    nice .venv/bin/python bench/flood.py --backend sqlite --conversations 4
+    nice .venv/bin/python -m bench flood                        # PostgreSQL, 8 × 1,000 turns
+    nice .venv/bin/python -m bench flood --backend sqlite --conversations 4
 
 It starts its own server (testsupport/live_server.py: gunicorn with gunicorn.conf.py on a free
 127.0.0.1 port, a fresh database and data dir, the offline LLM), gives a "reader" agent
@@ -32,12 +31,9 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.load import percentile  # noqa: E402
-from testsupport.live_server import LiveServer, postgres_available  # noqa: E402
-from testsupport.texts import unrelated_words  # noqa: E402
+from bench.load import percentile
+from testsupport.live_server import LiveServer, postgres_available
+from testsupport.texts import unrelated_words
 
 QUERIES = ["reader note about the harbour", "copper kettle", "violin lessons on sunday", "glacier walk"]
 
@@ -140,7 +136,3 @@ def main() -> int:
     }
     print(json.dumps(report, indent=2, default=str))
     return 1 if errors or flood_p95 > 2 * idle_p95 else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
