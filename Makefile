@@ -3,7 +3,7 @@
 #   make test  — the test suite (SQLite), then the OpenClaw plugin's Node tests (make test-openclaw);
 #                make test-postgres runs the Python suite on PostgreSQL too
 #   make test-fast — the fast lane while you work: no browser, no subprocesses, no real model
-#   make lint  — ruff (rules + format check) and mypy; CI runs it first
+#   make lint  — ruff (rules + format check), mypy and the import contracts; CI runs it first
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
@@ -84,6 +84,9 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	# The import contracts in pyproject.toml ([tool.importlinter]): the engine's layers, no surface
+	# in the engine, no benchmark or test code in the product.
+	$(VENV)/bin/lint-imports --no-cache
 
 test-postgres: install browser
 	DATABASE_URL=$(PG_URL) $(PYTEST)
