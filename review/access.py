@@ -66,15 +66,18 @@ def get_note(user: RequestUser, note_id: object) -> Note:
     return note
 
 
+def conflicts_for(user: RequestUser) -> QuerySet[ConflictPair]:
+    """Conflict pairs (open or decided) both of whose notes the user may review."""
+    ids = agent_ids_for(user)
+    return ConflictPair.objects.select_related("note_a", "note_b").filter(
+        note_a__agent_id__in=ids, note_b__agent_id__in=ids
+    )
+
+
 def get_conflict(user: RequestUser, pair_id: object) -> ConflictPair:
     """A conflict pair both of whose notes the user may review, else 404."""
-    ids = agent_ids_for(user)
     key = str(pair_id)
-    pair = (
-        ConflictPair.objects.select_related("note_a", "note_b")
-        .filter(pk=int(key) if key.isdigit() else -1, note_a__agent_id__in=ids, note_b__agent_id__in=ids)
-        .first()
-    )
+    pair = conflicts_for(user).filter(pk=int(key) if key.isdigit() else -1).first()
     if pair is None:
         raise Http404("no such conflict")
     return pair

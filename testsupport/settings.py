@@ -27,3 +27,10 @@ AMEM_EMBED_MODEL = os.environ.get("AMEM_TEST_EMBED_MODEL", "test-hash")
 AXES_ENABLED = False
 AMEM_API_RATE = "100000/m"
 AMEM_API_BAD_KEY_RATE = "100000/m"
+
+# A file, not SQLite's shared in-memory database: browser tests run a live server in a thread,
+# and with an in-memory database Django hands that thread the test's own connection, so a query
+# of one thread can meet the other's half-read cursor ("database table is locked"). With a file
+# each thread has its own connection and waits for locks (the settings' timeout, WAL readers).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(AMEM_DATA_DIR / "test.sqlite3")}  # noqa: F405

@@ -229,13 +229,13 @@ def merge_preview(winner: Note, loser: Note) -> str:
     return merge.decided_text(winner, loser)
 
 
-def _merge_plan(winner: Note, loser: Note) -> tuple[Agent, merge.MergePlan]:
-    """The engine's plan for a merge the reviewer decided, with the previewed text (merge.decided_text)."""
+def _merge_plan(winner: Note, loser: Note, text: str | None) -> tuple[Agent, merge.MergePlan]:
+    """The engine's plan for a merge the reviewer decided: their edited ``text``, else the preview."""
     agent = Agent.objects.filter(pk=winner.owner, is_active=True).first()
     if agent is None:
         raise ReviewError(f"The owner agent {winner.owner!r} of the kept note is not active.")
     try:
-        return agent, merge.plan_decided(agent, winner, loser)
+        return agent, merge.plan_decided(agent, winner, loser, text)
     except AmemError as exc:
         raise ReviewError(f"Cannot merge: {exc}", status=422) from exc
 
@@ -250,12 +250,13 @@ def _merge(
     loser_changes: dict,
     pair: tuple[dict, dict] | None = None,
     also: Callable[[], None] | None = None,
+    text: str | None = None,
 ) -> None:
     """Merge ``loser`` into ``winner`` through the engine's one merge routine (links re-pointed,
     counters summed, one event group); call outside a transaction (the plan may ask the LLM)."""
     if not winner.is_active or not loser.is_active:
         raise ReviewError("Both notes must be active to merge them.")
-    agent, plan = _merge_plan(winner, loser)
+    agent, plan = _merge_plan(winner, loser, text)
     with transaction.atomic():
         if also is not None:
             also()
@@ -271,12 +272,16 @@ def _merge(
             raise ReviewError("The kept note changed meanwhile; reload and try again.")
 
 
-def merge_pending(note: Note, candidate: Note | None, user, *, group: str | None = None) -> None:
-    """Fold the flagged note into the note it resembled (the fold event keeps the old text)."""
+def merge_pending(
+    note: Note, candidate: Note | None, user, *, group: str | None = None, text: str | None = None
+) -> None:
+    """Fold the flagged note into the note it resembled, with the reviewer's edited ``text`` if any
+    (else the previewed text); the fold event keeps the old text."""
     _require_pending(note)
     if candidate is None:
         raise ReviewError("The note it resembled is gone or not yours to review; keep both or dismiss.")
-    _merge(candidate, note, user, op="merge", group=group or _new_group(), loser_changes=dict(_CLEAR_PENDING))
+    changes = dict(_CLEAR_PENDING)
+    _merge(candidate, note, user, op="merge", group=group or _new_group(), loser_changes=changes, text=text)
 
 
 # --- many notes at once ------------------------------------------------------------
@@ -349,14 +354,17 @@ def _conflict_changes(note: Note, pair: ConflictPair) -> dict:
     return changes
 
 
-def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
-    """keep_a / keep_b (retire the other), keep_both, or merge (B folded into A)."""
+def resolve_conflict(
+    pair: ConflictPair, choice: str, user, *, group: str | None = None, text: str | None = None
+) -> None:
+    """keep_a / keep_b (retire the other), keep_both, or merge (B folded into A, with the
+    reviewer's edited ``text`` if any, else the previewed text)."""
     if choice not in CONFLICT_CHOICES:
         raise ReviewError(f"Unknown decision {choice!r}; choose one of {', '.join(CONFLICT_CHOICES)}.", status=422)
     if pair.status != ConflictPair.OPEN:
         raise ReviewError("This conflict was resolved already.")
     a, b = pair.note_a, pair.note_b
-    actor, group = actor_for(user), _new_group()
+    actor, group = actor_for(user), group or _new_group()
     before = _pair_state(pair)
     pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, choice, actor
     pair.resolved_at = timezone.now()
@@ -372,7 +380,17 @@ def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
     if choice == "merge":
         # The pair is saved inside the merge's transaction, so a failed merge leaves it open.
         loser_changes = _conflict_changes(b, pair)
-        _merge(a, b, user, op="conflict_merge", group=group, loser_changes=loser_changes, pair=states, also=save_pair)
+        _merge(
+            a,
+            b,
+            user,
+            op="conflict_merge",
+            group=group,
+            loser_changes=loser_changes,
+            pair=states,
+            also=save_pair,
+            text=text,
+        )
         return
     with transaction.atomic():
         save_pair()
@@ -399,6 +417,30 @@ def resolve_conflict(pair: ConflictPair, choice: str, user) -> None:
         else:
             _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states)
             _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
+
+
+BULK_CONFLICT_VERBS = ("keep_both",)
+
+
+def bulk_conflicts(pairs: Iterable[ConflictPair], verb: str, user) -> tuple[str, int, list[str]]:
+    """One decision on many conflicts (false alarms of one rule: keep both), as one undoable group.
+
+    Only ``keep_both`` is offered in bulk: it closes a conflict and changes no text, while
+    keeping one side or merging is a decision between two texts, taken card by card.
+    """
+    if verb not in BULK_CONFLICT_VERBS:
+        raise ReviewError(
+            f"Unknown action {verb!r} for conflicts; choose one of {', '.join(BULK_CONFLICT_VERBS)}.", 422
+        )
+    group, done, skipped = _new_group(), 0, []
+    with transaction.atomic():
+        for pair in pairs:
+            try:
+                resolve_conflict(pair, verb, user, group=group)
+                done += 1
+            except ReviewError as exc:
+                skipped.append(str(exc))
+    return group, done, skipped
 
 
 # --- undo ------------------------------------------------------------------------

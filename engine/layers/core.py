@@ -204,14 +204,16 @@ def review_edit(block: CoreBlock, value: Any, actor: str) -> CoreBlock:
 
 
 def undo(event: CoreEvent, actor: str) -> CoreEvent:
-    """Put back the value ``event`` replaced; refused once a later change touched the block."""
+    """Put back the value ``event`` replaced; refused once a later change touched the block.
+
+    An undo is a change like any other, so it can be undone too (a redo): one wrong click on
+    Undo never wipes a block for good.
+    """
     with transaction.atomic():
         block = CoreBlock.objects.select_for_update().get(pk=event.block_id)
         event = CoreEvent.objects.select_for_update().get(pk=event.pk)
         if event.undone_by_id is not None:
             raise InvalidInput("this change was already undone")
-        if event.action == "undo":
-            raise InvalidInput("an undo is not undone; make the change again instead")
         if block.value != event.after:
             raise InvalidInput("the block changed after this edit; undo the later changes first")
         restored = CoreEvent.objects.create(

@@ -15,6 +15,7 @@ transaction; ``apply`` re-checks that neither note changed meanwhile.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,17 +92,23 @@ def decided_text(winner: Note, loser: Note) -> str:
     ).text
 
 
-def plan_decided(agent: Agent, winner: Note, loser: Note) -> MergePlan:
-    """The merge a person decided on (review app), writing exactly ``decided_text`` — what the card previewed.
+def plan_decided(agent: Agent, winner: Note, loser: Note, text: str | None = None) -> MergePlan:
+    """The merge a person decided on (review app), writing exactly the text they saw and approved:
+    ``text`` when they edited it, else ``decided_text`` — what the card previewed.
 
+    The winner keeps its category: the person decided which note stays, and a category
+    re-guessed from the merged words would change it behind their back.
     Raises AmemError when that text cannot be stored.
     """
     cfg = get_config()
-    checked = check_content(decided_text(winner, loser), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
+    wanted = decided_text(winner, loser) if text is None else text
+    checked = check_content(wanted, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
     if normalise(checked.text) == normalise(winner.content):
         fold = FoldPlan(winner, winner.revision, loser.content, winner.content, winner.ephemeral)
     else:
-        fields = construct(checked.text, agent.pk, note_type=winner.note_type)
+        fields = dataclasses.replace(
+            construct(checked.text, agent.pk, note_type=winner.note_type), category=winner.category
+        )
         vector = recipe_vectors([(checked.text, fields)])[0]
         fold = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
     return MergePlan(fold, loser, loser.revision, "")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import uuid
+from typing import TypeVar
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django_htmx.middleware import HtmxDetails
@@ -14,6 +17,8 @@ from django_htmx.middleware import HtmxDetails
 from engine.curation.actions import META
 from memories.models import NoteEvent
 from review import access
+
+_R = TypeVar("_R", bound=HttpResponse)
 
 
 class HtmxRequest(HttpRequest):
@@ -23,10 +28,17 @@ class HtmxRequest(HttpRequest):
 
 
 def render(request: HtmxRequest, template: str, partial: str, context: dict, status: int = 200) -> TemplateResponse:
-    """htmx requests get the named partial, full requests the page."""
+    """htmx requests get the named partial, full requests the page; never from a cache (``fresh``)."""
     name = f"{template}#{partial}" if request.htmx and not request.htmx.boosted else template
     response = TemplateResponse(request, template if name == template else name, context, status=status)
-    response["Vary"] = "HX-Request"
+    patch_vary_headers(response, ["HX-Request"])
+    return fresh(response)
+
+
+def fresh(response: _R) -> _R:
+    """No cache may keep a review page (Cache-Control: no-store): Back must never show a card
+    as open that was decided since, so the browser asks the server again."""
+    add_never_cache_headers(response)
     return response
 
 
@@ -88,8 +100,40 @@ FIELD_LABELS = {
     "conflict_reason": "conflict reason",
     "note_type": "note type",
     "folded_text": "text merged in",
+    "merged": "merged in",
+    "superseded_by": "superseded by",
+    "links_repointed": "links re-pointed here from",
+    "links_copied": "links copied to",
+    "retrieval_count": "retrievals",
+    "evolution_type": "evolution",
 }
-NOTE_FIELDS = {"merge_candidate", "merged_into"}
+# Event keys that are bookkeeping, not something a reviewer reads (a merge's counts before it
+# are read as the before-side of its fields instead).
+HIDDEN = {"job", "conflict_pair", "verdict", "before"}
+
+
+def _note_id(value: object) -> str | None:
+    """``value`` as a note id string, if it is one (events store note references as UUID strings)."""
+    if not isinstance(value, str) or len(value) not in (32, 36):
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def note_ids_in(events: list[NoteEvent]) -> set[str]:
+    """Every note an event history mentions (merged into, resembled, links moved …)."""
+    ids: set[str] = set()
+    for e in events:
+        for side in (e.before or {}, e.after or {}):
+            for value in side.values():
+                for item in value if isinstance(value, list) else [value]:
+                    if found := _note_id(item):
+                        ids.add(found)
+    return ids
+
+
 # What a history line says: by the event's op when it has one, else by its action.
 EVENT_LABELS = {
     "create": "Written",
@@ -137,27 +181,45 @@ def _shown(value: object) -> str:
     return _text(value)
 
 
+def _sides(event: NoteEvent) -> tuple[dict, dict]:
+    """The event's before and after; a merge writes its counts' old values under after["before"]."""
+    before, after = dict(event.before or {}), dict(event.after or {})
+    if not before and isinstance(after.get("before"), dict):
+        before = dict(after["before"])
+    return before, after
+
+
 def event_changes(event: NoteEvent, titles: dict[str, str] | None = None) -> list[dict]:
-    """One readable row per field the event changed: lists as chips, notes by their text, text as a word diff."""
+    """One readable row per field the event changed: lists as chips, notes by their text (never an
+    id: "a note" when the reviewer may not see it), text as a word diff."""
     titles = titles or {}
-    before, after = event.before or {}, event.after or {}
+    before, after = _sides(event)
     rows = []
     for field in [*before, *(k for k in after if k not in before)]:
-        if field in META and field not in ("reason", "folded_text"):
+        if field in HIDDEN or (field in META and field not in ("reason", "folded_text")):
             continue
         old, new = before.get(field, None), after.get(field, None)
         if old == new or _text(old if old is not None else "") == _text(new if new is not None else ""):
             continue
         row: dict = {"field": FIELD_LABELS.get(field, field.replace("_", " "))}
-        if isinstance(old, list) or isinstance(new, list):
+        old_list, new_list = isinstance(old, list), isinstance(new, list)
+        if (old_list or new_list) and all(_note_id(x) for x in [*(old or []), *(new or [])]):
+            notes = [_note_id(x) for x in new or []]
+            row.update(kind="notes", notes=[{"id": n, "title": titles.get(str(n), "")} for n in notes])
+        elif old_list or new_list:
             old_l, new_l = [str(x) for x in old or []], [str(x) for x in new or []]
             row.update(
                 kind="list", removed=[x for x in old_l if x not in new_l], added=[x for x in new_l if x not in old_l]
             )
             row["kept"] = [x for x in new_l if x in old_l]
-        elif field in NOTE_FIELDS:
+        elif _note_id(old) or _note_id(new):
+            before_id, after_id = _note_id(old), _note_id(new)
             row.update(
-                kind="note", before=old, after=new, before_title=titles.get(str(old)), after_title=titles.get(str(new))
+                kind="note",
+                before=before_id,
+                after=after_id,
+                before_title=titles.get(str(before_id), ""),
+                after_title=titles.get(str(after_id), ""),
             )
         elif (isinstance(old, str) and isinstance(new, str)) or field == "folded_text":
             row.update(kind="text", diff=inline_diff(_text(old or ""), _text(new or "")))

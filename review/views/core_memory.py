@@ -1,8 +1,7 @@
 """The core-memory page: an agent's blocks with their history; a reviewer edits a block or undoes a change.
 
-Kept apart from the other review screens (their templates are being redesigned);
-every change goes through engine/layers/core.py, so the size limit and the
-history are the same as for the agent API.
+Every change goes through engine/layers/core.py, so the size limit and the history
+are the same as for the agent API.
 """
 
 from __future__ import annotations
@@ -21,24 +20,31 @@ from engine.errors import AmemError
 from engine.layers import core
 from memories.models import CoreBlock, CoreEvent
 from review import access
+from review.forms import CoreBlockForm
+from review.views.common import fresh
 
 
 @login_required
 @require_GET
 def page(request: HttpRequest, agent_id: str) -> HttpResponse:
-    agent_id = access.get_agent_id(request.user, agent_id)
+    return _page(request, access.get_agent_id(request.user, agent_id))
+
+
+def _page(request: HttpRequest, agent_id: str, typed: dict[int, str] | None = None, status: int = 200) -> HttpResponse:
+    """The blocks with their history; ``typed`` puts text the reviewer typed back in its box (a refused save)."""
+    typed = typed or {}
     blocks = CoreBlock.objects.filter(agent_id=agent_id).order_by("subject", "name")
     rows = []
     for block in blocks:
         events = list(block.events.order_by("-created_at", "-id")[:20])
-        latest = next((e for e in events if e.undone_by_id is None and e.action != "undo"), None)
+        latest = next((e for e in events if e.undone_by_id is None), None)
         rows.append(
             {
                 "block": block,
-                "text": json.dumps(block.value, ensure_ascii=False, indent=2),
+                "text": typed.get(block.pk, json.dumps(block.value, ensure_ascii=False, indent=2)),
                 "size": core.size_of(block.value),
                 "events": events,
-                # Only the newest change can be undone while the block still holds its result.
+                # Only the newest change (an undo too) can be undone while the block still holds its result.
                 "undoable": latest.pk if latest is not None and latest.after == block.value else None,
             }
         )
@@ -48,7 +54,7 @@ def page(request: HttpRequest, agent_id: str) -> HttpResponse:
         "rows": rows,
         "limit": core.limit_bytes(),
     }
-    return TemplateResponse(request, "review/core_memory.html", context)
+    return fresh(TemplateResponse(request, "review/core_memory.html", context, status=status))
 
 
 def _back(block: CoreBlock) -> HttpResponse:
@@ -58,23 +64,29 @@ def _back(block: CoreBlock) -> HttpResponse:
 @login_required
 @require_POST
 def edit(request: HttpRequest, block_id: int) -> HttpResponse:
+    """Replace a block; a refused value (not JSON, over the limit) keeps the typed text, with the reason, 422."""
     block = get_object_or_404(CoreBlock, pk=block_id)
     access.get_agent_id(request.user, block.agent_id)
-    try:
-        value = json.loads(request.POST.get("value", ""))
-        core.review_edit(block, value, f"review:{request.user.get_username()}")
-    except ValueError:
-        messages.error(request, "The block must be valid JSON; nothing was changed.")
-    except AmemError as exc:
-        messages.error(request, str(exc))
+    form = CoreBlockForm(request.POST)
+    error = ""
+    if not form.is_valid():
+        error = " ".join(str(e) for errs in form.errors.values() for e in errs)
     else:
-        messages.success(request, f"Block {block.name} saved.")
+        try:
+            core.review_edit(block, form.cleaned_data["value"], f"review:{request.user.get_username()}")
+        except AmemError as exc:
+            error = f"{exc}. Your text is still in the box."
+    if error:
+        messages.error(request, error)
+        return _page(request, block.agent_id, typed={block.pk: form["value"].value() or ""}, status=422)
+    messages.success(request, f"Block {block.name} saved.")
     return _back(block)
 
 
 @login_required
 @require_POST
 def undo(request: HttpRequest, event_id: int) -> HttpResponse:
+    """Undo a change (the page asks first); the undo is itself the newest change, and undoable."""
     event = get_object_or_404(CoreEvent.objects.select_related("block"), pk=event_id)
     access.get_agent_id(request.user, event.block.agent_id)
     try:
@@ -82,5 +94,5 @@ def undo(request: HttpRequest, event_id: int) -> HttpResponse:
     except AmemError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Change to {event.block.name} undone.")
+        messages.success(request, f"Change to {event.block.name} undone; Undo again puts it back.")
     return _back(event.block)

@@ -6,12 +6,13 @@ an undo brings back, and for the cards a bulk action turns into done cards.
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.db.models.functions import Length
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -34,6 +35,8 @@ MERGE_ACTIONS = [
     ("keep_both", "Keep both", "b", False),
     ("dismiss", "Dismiss", "d", True),
 ]
+# Conflicts in bulk: only "keep both" (false alarms, e.g. all of one rule); the rest is decided card by card.
+CONFLICT_ACTIONS = [("keep_both", "Keep both", "o", False)]
 CONFLICT_KEYS = [
     ("keep_a", "Keep A", "a", False),
     ("keep_b", "Keep B", "b", False),
@@ -68,8 +71,14 @@ def merge_row(note: Note, allowed: set[str]) -> dict:
     return row
 
 
+def conflict_rule(reason: str) -> str:
+    """The rule that raised a conflict, from its reason: the words before the specifics
+    ("[write] different numbers or dates: 3 / 5" → "[write] different numbers or dates")."""
+    return re.split(r'[:("“]', reason or "", maxsplit=1)[0].strip() or "no reason given"
+
+
 def conflict_row(pair: ConflictPair) -> dict:
-    row: dict = {"pair": pair}
+    row: dict = {"pair": pair, "rule": conflict_rule(pair.reason)}
     row["a_html"], row["b_html"] = side_diff(pair.note_a.content, pair.note_b.content)
     if pair.note_a.is_active and pair.note_b.is_active:
         row.update(_preview(pair.note_a, pair.note_b))
@@ -139,15 +148,38 @@ def open_pairs(agent_ids: list[str], allowed: list[str]):
     )
 
 
-def counts(request: HttpRequest) -> dict[str, int]:
-    """How many items wait in each queue, for the menu's badges."""
-    ids = agent_choices(request)
-    flagged, live, _ = _quality_sets(ids)
+def _per_agent(queryset, field: str = "agent_id") -> dict[str, int]:
+    return dict(queryset.order_by().values_list(field).annotate(n=Count("pk")))
+
+
+def waiting_by_agent(agent_ids: list[str]) -> dict[str, dict[str, int]]:
+    """How many cards wait in each queue, per agent: the dashboard's columns and (summed) the
+    menu's badges, counted by the same querysets the queue pages list, so they always agree."""
+    flagged, live, _ = _quality_sets(agent_ids)
+    merges = _per_agent(merge_notes(agent_ids))
+    conflicts = _per_agent(open_pairs(agent_ids, agent_ids), "note_a__agent_id")
+    quality = _per_agent(flagged)
+    for agent_id, n in _per_agent(live).items():
+        quality[agent_id] = quality.get(agent_id, 0) + n
     return {
-        "merges": merge_notes(ids).count(),
-        "conflicts": open_pairs(ids, ids).count(),
-        "quality": min(flagged.count() + live.count(), QUEUE_MAX),
+        a: {"merges": merges.get(a, 0), "conflicts": conflicts.get(a, 0), "quality": quality.get(a, 0)}
+        for a in agent_ids
     }
+
+
+def counts(request: HttpRequest) -> dict[str, int]:
+    """How many cards wait in each queue, for the menu's badges (all the user's agents)."""
+    per_agent = waiting_by_agent(agent_choices(request)).values()
+    return {queue: sum(row[queue] for row in per_agent) for queue in ("merges", "conflicts", "quality")}
+
+
+def _tally(groups) -> list[tuple[str, int]]:
+    """(reason, cards with it), for the bar's "all <reason>" selectors."""
+    seen: dict[str, int] = {}
+    for reasons in groups:
+        for reason in reasons:
+            seen[reason] = seen.get(reason, 0) + 1
+    return sorted(seen.items())
 
 
 def _ctx(request: HttpRequest, queue: str, picked: str, rows: list[dict], **extra) -> dict:
@@ -171,7 +203,16 @@ def conflicts(request: HtmxRequest) -> HttpResponse:
     """Open conflict pairs, side by side."""
     ids, picked = _queue_agents(request)
     rows = [conflict_row(p) for p in open_pairs(ids, agent_choices(request))[:QUEUE_MAX]]
-    ctx = _ctx(request, "conflicts", picked, rows, actions=[], card_keys=CONFLICT_KEYS)
+    ctx = _ctx(
+        request,
+        "conflicts",
+        picked,
+        rows,
+        reasons=_tally([row["rule"]] for row in rows),
+        actions=CONFLICT_ACTIONS,
+        card_keys=CONFLICT_KEYS,
+        noun="conflict",
+    )
     return render(request, "review/conflicts.html", "queue", ctx)
 
 
@@ -182,17 +223,13 @@ def quality(request: HtmxRequest) -> HttpResponse:
     ids, picked = _queue_agents(request)
     notes, in_conflict = quality_notes(ids)
     rows = [quality_row(n) for n in notes]
-    reasons: dict[str, int] = {}
-    for row in rows:
-        for reason in row["reasons"]:
-            reasons[reason] = reasons.get(reason, 0) + 1
     ctx = _ctx(
         request,
         "quality",
         picked,
         rows,
         in_conflict=in_conflict,
-        reasons=sorted(reasons.items()),
+        reasons=_tally(row["reasons"] for row in rows),
         actions=QUALITY_ACTIONS,
         card_keys=QUALITY_ACTIONS,
     )

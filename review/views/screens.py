@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 
@@ -22,9 +21,10 @@ from engine.curation.actions import undoable_ids
 from engine.errors import AmemError, InvalidInput
 from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
-from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
+from memories.models import CATEGORIES, Agent, JobRun, Link, LlmCall, Note, NoteEvent
 from review import access
-from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, render
+from review.views import queues
+from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, note_ids_in, render
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -55,16 +55,11 @@ def dashboard(request: HtmxRequest) -> HttpResponse:
         row["agent_id"]: row
         for row in notes.values("agent_id").annotate(
             active=Count("pk", filter=Q(is_active=True)),
-            pending=Count("pk", filter=Q(is_active=True, pending_merge=True)),
-            low=Count("pk", filter=Q(is_active=True, low_quality=True)),
             today=Count("pk", filter=Q(created_at__gte=midnight)),
         )
     }
-    conflicts = dict(
-        ConflictPair.objects.filter(status=ConflictPair.OPEN, note_a__agent_id__in=ids)
-        .values_list("note_a__agent_id")
-        .annotate(n=Count("pk"))
-    )
+    # The queue columns count exactly what the queues list (and the menu's badges add up).
+    waiting = queues.waiting_by_agent(ids)
     days = [today - timedelta(days=i) for i in range(TREND_DAYS - 1, -1, -1)]
     trend: dict[str, dict] = {}
     per_day = (
@@ -87,10 +82,10 @@ def dashboard(request: HtmxRequest) -> HttpResponse:
             {
                 "agent_id": agent_id,
                 "active": c.get("active", 0),
-                "pending": c.get("pending", 0),
-                "low": c.get("low", 0),
+                "pending": waiting[agent_id]["merges"],
+                "low": waiting[agent_id]["quality"],
                 "today": c.get("today", 0),
-                "conflicts": conflicts.get(agent_id, 0),
+                "conflicts": waiting[agent_id]["conflicts"],
                 "trend": [{"day": d, "n": n, "pct": round(100 * n / peak)} for d, n in zip(days, series, strict=True)],
                 "week": sum(series),
                 "jobs": sorted(jobs.get(agent_id, {}).values(), key=lambda r: r.job),
@@ -214,12 +209,13 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     in_links = Link.objects.filter(target=note, source__agent_id__in=allowed).select_related("source")
     events = list(NoteEvent.objects.filter(note=note).order_by("-created_at", "-id"))
     can_undo = undoable_ids(events)
-    titles = _titles(events)
+    titles = _titles(events, allowed)
     history = []
     for e in events:
         changes = event_changes(e, titles)
-        # The text is shown once, in its box: a history entry that wrote it says so.
-        if (e.after or {}).get("content") == note.content:
+        # Every edit shows its diff, the newest too; only a note's first text, when it is still
+        # the text, is not printed twice (it is in the box above).
+        if "content" not in (e.before or {}) and (e.after or {}).get("content") == note.content:
             changes = [dict(c, kind="now") if c["field"] == "content" else c for c in changes]
         history.append({"event": e, "label": event_label(e), "changes": changes, "undoable": e.pk in can_undo})
     candidate = None
@@ -237,21 +233,11 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     }
 
 
-def _titles(events: list[NoteEvent]) -> dict[str, str]:
-    """Note id → short text, for the note ids an event history mentions (merged into, resembled)."""
-    ids = set()
-    for e in events:
-        for side in (e.before or {}, e.after or {}):
-            for key in ("merged_into", "merge_candidate", "merged", "superseded"):
-                if isinstance(side.get(key), str):
-                    ids.add(side[key])
-    valid = []
-    for i in ids:
-        try:
-            valid.append(uuid.UUID(i))
-        except ValueError:
-            continue
-    return {str(n.pk): n.content[:80] for n in Note.objects.filter(pk__in=valid).only("pk", "content")}
+def _titles(events: list[NoteEvent], allowed: list[str]) -> dict[str, str]:
+    """Note id → short text, for the notes an event history mentions that the reviewer may see."""
+    ids = note_ids_in(events)
+    notes = Note.objects.filter(pk__in=list(ids), agent_id__in=allowed).only("pk", "content")
+    return {str(n.pk): n.content[:80] for n in notes}
 
 
 # --- graph -------------------------------------------------------------------------

@@ -99,3 +99,12 @@ def test_a_control_character_anywhere_in_the_value_is_400_and_changes_nothing(as
         assert "control characters" in r.json()["detail"]
     assert CoreBlock.objects.get().value == {"name": "Alex"}
     assert CoreEvent.objects.count() == events
+
+
+def test_an_undo_can_itself_be_undone(alice):
+    core.replace(alice, "persona", "tone", "formal")
+    block = core.replace(alice, "persona", "tone", "casual")
+    undo = core.undo(block.events.order_by("-pk").first(), "reviewer")
+    redo = core.undo(undo, "reviewer")
+    assert CoreBlock.objects.get().value == {"tone": "casual"}
+    assert (redo.action, redo.after) == ("undo", {"tone": "casual"})

@@ -1,4 +1,4 @@
-"""Issue #12 without a browser: bulk actions, one place per note, merge preview, browser filters, run page."""
+"""Triage without a browser: bulk actions, one place per note, merge preview, browser filters, run page."""
 
 from __future__ import annotations
 
@@ -125,6 +125,44 @@ def test_deciding_a_conflict_clears_the_quality_flag_it_raised(rclient, alice, m
     rclient.post(f"/review/events/{event.pk}/undo/", **HTMX)
     b.refresh_from_db()
     assert (b.conflict, b.low_quality, b.low_quality_reasons) == (True, True, ["pending_conflict"])
+
+
+def test_conflicts_kept_in_bulk_are_one_group_and_foreign_or_bad_ids_are_skipped(rclient, alice, bob, make_note):
+    pairs = [
+        ConflictPair.objects.create(
+            note_a=make_note(alice, f"Sam enjoys soda number {i}.", conflict=True),
+            note_b=make_note(alice, f"Sam does not give up on goal {i}.", conflict=True),
+            reason="[write] one text negates what the other states",
+        )
+        for i in range(2)
+    ]
+    theirs = ConflictPair.objects.create(
+        note_a=make_note(bob, "Bob has 3 cats."), note_b=make_note(bob, "Bob has 5 cats."), reason="numbers"
+    )
+    ids = [str(p.pk) for p in pairs] + [str(theirs.pk), "x"]
+    response = rclient.post("/review/queues/conflicts/bulk/", {"action": "keep_both", "ids": ids}, **HTMX)
+    assert "Kept both of 2 conflicts." in response.content.decode()
+    assert ConflictPair.objects.get(pk=theirs.pk).status == ConflictPair.OPEN
+    groups = {e.after["group"] for e in NoteEvent.objects.filter(after__op="keep_both")}
+    assert len(groups) == 1 and not Note.objects.filter(agent_id="alice", conflict=True).exists()
+    refused = rclient.post("/review/queues/conflicts/bulk/", {"action": "keep_a", "ids": ids}, **HTMX)
+    assert refused.status_code == 422
+    rclient.post(f"/review/events/{NoteEvent.objects.filter(after__op='keep_both').first().pk}/undo/", **HTMX)
+    assert ConflictPair.objects.filter(status=ConflictPair.OPEN).count() == 3
+
+
+def test_a_merge_writes_the_reviewers_edited_text_and_keeps_the_kept_notes_category(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.", category="Research")
+    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
+    edited = "Alice drinks green tea every morning at seven."
+    response = rclient.post(f"/review/notes/{new.pk}/pending/merge/", {"text": edited}, **HTMX)
+    assert response.status_code == 200
+    old.refresh_from_db()
+    assert (old.content, old.category) == (edited, "Research")
+    # A text that no note could hold is refused; nothing changes.
+    other = make_note(alice, "Alice cycles to work on Mondays.", pending_merge=True, merge_candidate=old)
+    assert rclient.post(f"/review/notes/{other.pk}/pending/merge/", {"text": "x"}, **HTMX).status_code == 422
+    assert Note.objects.get(pk=other.pk).is_active
 
 
 def test_the_menu_counts_what_waits(rclient, alice, make_note):

@@ -49,7 +49,7 @@
   function select(kind, value) {
     const boxes = picks();
     let chosen = boxes;
-    if (kind === "reason") chosen = boxes.filter((p) => (p.closest(".card").dataset.reasons || "").split(" ").includes(value));
+    if (kind === "reason") chosen = boxes.filter((p) => (p.closest(".card").dataset.reasons || "").split("|").includes(value));
     if (kind === "agent") chosen = boxes.filter((p) => p.closest(".card").dataset.agent === value);
     const on = !chosen.every((p) => p.checked);
     chosen.forEach((p) => { p.checked = on; });
@@ -118,8 +118,19 @@
     e.preventDefault();
     const chosen = picks().filter((p) => p.checked).length;
     const label = (bulkButton && bulkButton.dataset.bulk) || "Apply to";
-    if (chosen && window.confirm(`${label} ${chosen} note${chosen === 1 ? "" : "s"}?`)) e.detail.issueRequest(true);
+    const noun = e.detail.elt.dataset.noun || "note";
+    if (chosen && window.confirm(`${label} ${chosen} ${noun}${chosen === 1 ? "" : "s"}?`)) e.detail.issueRequest(true);
   });
+
+  // Plain forms that change something a click cannot take back unseen ask first (data-confirm).
+  document.addEventListener("submit", (e) => {
+    const ask = e.target.dataset && e.target.dataset.confirm;
+    if (ask && !window.confirm(ask)) e.preventDefault();
+  });
+
+  // A page brought back by Back/Forward from the browser's memory may show cards decided since:
+  // load it again. (Review pages are sent with Cache-Control: no-store, so most browsers reload anyway.)
+  window.addEventListener("pageshow", (e) => { if (e.persisted) window.location.reload(); });
 
   document.addEventListener("htmx:afterSwap", (e) => {
     const target = e.detail.target;

@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 # While Playwright runs, the ORM calls in these tests happen beside its event loop (still sync).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -31,6 +31,10 @@ ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+# Generous waits: every wait is on a condition (an element, a URL, a text), so a loaded machine
+# only makes it take longer; the defaults (5 s for expect) failed at a load of 12-28.
+TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +52,8 @@ def page(chromium: Browser) -> Iterator[Page]:
     """A fresh browser context (own cookies) per test."""
     context = chromium.new_context()
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(TIMEOUT_MS)
+    page.set_default_navigation_timeout(TIMEOUT_MS)
     yield page
     context.close()
 
@@ -61,7 +66,8 @@ def logged_in(page, live_server, reviewer):
     page.fill("input[name=password]", "pw-for-tests")
     page.click("button[type=submit]")
     page.wait_for_url(f"{live_server.url}/review/")
-    # The menu fetches its counts after load; let it finish before the test writes, or SQLite's
-    # shared in-memory test database answers one side with "database table is locked".
+    # The menu fetches its counts after load: let that finish, so a test starts from a quiet page.
+    # (The live server and the test share no connection: the test database is a file,
+    # amem_site/test_settings.py, so a request still running at teardown waits, never collides.)
     page.wait_for_load_state("networkidle")
     return page
