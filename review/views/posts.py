@@ -252,7 +252,8 @@ def undo(request: HtmxRequest, event_id: int) -> HttpResponse:
     kind, key, queue = (form.cleaned_data[k] for k in ("kind", "key", "queue"))
     if request.htmx and kind == "bulk" and queue in BULK_QUEUES:
         keys = form.cleaned_data["keys"]
-        ctx = {"undone": len(keys), "cards": _restored_cards(request, queue, keys), "queue": queue}
+        cards = _restored_cards(request, queue, keys)
+        ctx = {"undone": len(keys), "cards": cards, "queue": queue, "noun": BULK_QUEUES[queue]}
         return _changed(TemplateResponse(request, "review/cards.html#bulk-result", ctx))
     if request.htmx and kind in ROW_TEMPLATES:
         card = _restored_card(request, kind, key)

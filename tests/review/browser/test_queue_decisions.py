@@ -68,7 +68,7 @@ def test_conflicts_of_one_rule_are_kept_in_one_action_and_undone_in_one(logged_i
     assert [statuses[p.pk] for p in negations] == [ConflictPair.RESOLVED] * 3
     assert statuses[numbers.pk] == ConflictPair.OPEN
     page.click("#bulk-result button:has-text('Undo all 3')")
-    expect(page.locator("#bulk-result")).to_contain_text("Undone")
+    expect(page.locator("#bulk-result")).to_contain_text("Undone: 3 conflicts back in the queue")
     expect(page.locator("#left")).to_have_text("4")
     assert ConflictPair.objects.filter(status=ConflictPair.OPEN).count() == 4
 
