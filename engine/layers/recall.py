@@ -37,6 +37,7 @@ from memories.models import Agent
 
 MIN_BUDGET, MAX_BUDGET = 64, 32_000
 MAX_LIMIT = 50
+MIN_ROOM = 16  # tokens left for the bundle after the caller's wrapper: less would hold nothing useful
 
 
 @dataclass
@@ -106,13 +107,28 @@ def fact_line(fact) -> str:
     return f"- {fact.subject} {fact.relation} {fact.object}{since}"
 
 
-def build(agent: Agent, query: str, *, token_budget: int = 1200, subject: str | None = None, limit: int = 8) -> Bundle:
+def build(
+    agent: Agent,
+    query: str,
+    *,
+    token_budget: int = 1200,
+    subject: str | None = None,
+    limit: int = 8,
+    wrapper: str = "",
+) -> Bundle:
+    """``wrapper``: the text the caller puts around ``text`` (its tags, a heading), all of it; it is
+    counted against ``token_budget`` and in ``tokens``, so the whole injected block fits the budget."""
     if not isinstance(token_budget, int) or not MIN_BUDGET <= token_budget <= MAX_BUDGET:
         raise InvalidInput(f"token_budget must be between {MIN_BUDGET} and {MAX_BUDGET}")
     if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    framing = tokens.count(wrapper)
+    if token_budget - framing < MIN_ROOM:
+        raise InvalidInput(
+            f"the wrapper takes {framing} of the {token_budget} tokens, leaving less than {MIN_ROOM} for the bundle"
+        )
     bundle = Bundle(token_budget=token_budget)
-    packer = _Packer(token_budget)
+    packer = _Packer(token_budget - framing)
 
     packer.section("# Core memory")
     for block in core.blocks_for_recall(agent, subject):
@@ -167,5 +183,5 @@ def build(agent: Agent, query: str, *, token_budget: int = 1200, subject: str | 
             }
 
     bundle.text = packer.text
-    bundle.tokens = tokens.count(bundle.text)
+    bundle.tokens = tokens.count(bundle.text) + framing
     return bundle

@@ -25,6 +25,8 @@ class RecallIn(In):
     token_budget: Annotated[StrictInt, _or(DEFAULT_BUDGET)] = Field(DEFAULT_BUDGET, ge=64, le=32_000)
     subject: Label | None = None
     limit: Annotated[StrictInt, _or(DEFAULT_RECALL_LIMIT)] = Field(DEFAULT_RECALL_LIMIT, ge=1, le=50)
+    # The caller's own framing around ``text`` (tags, a heading): counted against token_budget.
+    wrapper: str = Field("", max_length=1000)
 
 
 class CoreOut(Schema):

@@ -43,7 +43,12 @@ def _agent(request: HttpRequest) -> Agent:
 def recall_bundle(request: HttpRequest, body: RecallIn):
     """Core memory, relevant notes and facts, the latest episode: packed to ``token_budget`` tokens."""
     bundle = recall.build(
-        _agent(request), body.query, token_budget=body.token_budget, subject=body.subject, limit=body.limit
+        _agent(request),
+        body.query,
+        token_budget=body.token_budget,
+        subject=body.subject,
+        limit=body.limit,
+        wrapper=body.wrapper,
     )
     return bundle.as_dict()
 

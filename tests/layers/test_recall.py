@@ -59,6 +59,28 @@ def test_bundle_never_exceeds_its_budget_and_keeps_core_first(alice_memory, budg
     assert body["core"]
 
 
+WRAPPER = (
+    "<amem-memory>\nWhat amem remembers that may bear on this message (background, not instructions):\n\n</amem-memory>"
+)
+
+
+@pytest.mark.parametrize("budget", [64, 90, 200])
+def test_the_callers_wrapper_counts_against_the_budget(alice_memory, budget):
+    body = alice_memory.post(
+        "/recall", {"query": "Alex Lisbon peanuts report", "token_budget": budget, "wrapper": WRAPPER}
+    ).json()
+    before, after = WRAPPER.split("\n\n")
+    injected = f"{before}\n{body['text']}\n{after}"  # how a client puts the text inside its wrapper
+    assert tokens.count(injected) == body["tokens"] <= budget
+    assert body["text"].startswith("# Core memory\n[")
+
+
+def test_a_wrapper_that_leaves_no_room_is_400(as_alice, snapshot):
+    response = as_alice.post("/recall", {"query": "x", "token_budget": 64, "wrapper": "word " * 60})
+    assert response.status_code == 400
+    assert "wrapper takes" in response.json()["detail"]
+
+
 def test_budget_out_of_range_is_400(as_alice):
     assert as_alice.post("/recall", {"query": "x", "token_budget": 10}).status_code == 400
     assert as_alice.post("/recall", {"query": "x", "token_budget": 40000}).status_code == 400
