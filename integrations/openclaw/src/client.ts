@@ -1,5 +1,7 @@
 /** A small client for amem's agent API (/api/v1/): one bearer key, a timeout on every request. */
 
+import { ACTING_HEADER } from "./identity.js";
+
 export type ErrorKind = "no_key" | "unreachable" | "timeout" | "auth" | "no_route" | "http";
 
 export class AmemError extends Error {
@@ -21,6 +23,11 @@ export type ClientOptions = {
   keySource: string;
   /** The OpenClaw agent the key serves, for error messages. */
   openclawAgent: string;
+  /**
+   * The amem agent to act for (the X-Amem-Agent header), for a gateway key; undefined for an agent
+   * key. Asked before each request; it throws when this OpenClaw agent may not use the key.
+   */
+  acting?: () => Promise<string | undefined>;
   fetchImpl?: typeof fetch;
 };
 
@@ -42,9 +49,11 @@ export class AmemClient {
         "no_key",
       );
     }
+    const acting = this.options.acting ? await this.options.acting() : undefined;
     const url = new URL(`${this.base}${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, Accept: "application/json" };
+    if (acting) headers[ACTING_HEADER] = acting;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     try {
@@ -77,9 +86,19 @@ export class AmemClient {
     if (response.status === 401) {
       throw new AmemError(
         `amem rejected the API key for OpenClaw agent "${openclawAgent}" (401: ${detail || "unauthorized"}); ` +
-          `check ${keySource || "the configured key"} — create one with \`manage.py amem_agent create <id>\``,
+          `check ${keySource || "the configured key"} — create one with \`manage.py amem_gateway create openclaw-<name>-\` ` +
+          "(one key, every OpenClaw agent its own memory) or `manage.py amem_agent create <id>`",
         "auth",
         401,
+        detail,
+      );
+    }
+    if (response.status === 403 && acting) {
+      // amem refused the gateway's acting agent: outside its prefix, not its own, or deactivated.
+      throw new AmemError(
+        `amem refused OpenClaw agent "${openclawAgent}" as amem agent "${acting}" (403: ${detail})`,
+        "auth",
+        403,
         detail,
       );
     }

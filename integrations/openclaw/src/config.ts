@@ -34,6 +34,7 @@ export type AmemPluginConfig = {
   captureTimeoutMs: number;
   toolTimeoutMs: number;
   minPromptChars: number;
+  shareAgentKey: boolean;
   agents: Record<string, AgentOverride>;
 };
 
@@ -49,6 +50,7 @@ export const DEFAULTS: Omit<AmemPluginConfig, "apiKey"> = {
   captureTimeoutMs: 15000,
   toolTimeoutMs: 30000,
   minPromptChars: 5,
+  shareAgentKey: false,
   agents: {},
 };
 
@@ -100,6 +102,7 @@ export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents">, Rule> = {
   captureTimeoutMs: isInt(100, 300000),
   toolTimeoutMs: isInt(100, 600000),
   minPromptChars: isInt(0, 1000),
+  shareAgentKey: isBool,
 };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -131,11 +134,34 @@ export function configErrors(raw: unknown): string[] {
       continue;
     }
     const rule = RULES[key as keyof typeof RULES];
-    const problem = rule ? rule(value) : "unknown field";
+    const problem = rule ? rule(value) : (SEED_KEYS[key] ?? "unknown field");
     if (problem) errors.push(`${key}: ${problem}`);
   }
   return errors;
 }
+
+/**
+ * The seed plugins' config keys that have no place here, each refused with what to use instead
+ * (openclaw-amem: agentId, collection, qdrantUrl, llm*; memory-engine: workspace, coreSizeLimit;
+ * mem0: userId, …). The full mapping is in the README ("Moving from the seed plugins").
+ */
+export const SEED_KEYS: Record<string, string> = {
+  agentId:
+    "not needed: each OpenClaw agent gets its own amem agent (a gateway key names it <prefix><agent id>); to keep an openclaw-amem agent's memories, import them with `manage.py amem_import --format openclaw-amem --map-agent <old>=<amem agent>`",
+  collection:
+    "set on the amem server, not here: an amem agent's own index is its `collection` field (Django admin or `manage.py amem_agent create <id> --collection <name>`)",
+  qdrantUrl: "set on the amem server (AMEM_QDRANT_URL), not here; the plugin only needs serverUrl",
+  qdrantApiKey: "set on the amem server, not here; the plugin only needs serverUrl and apiKey",
+  llmProvider: "the model is amem's: set AMEM_LLM_PROVIDER (and its key) on the amem server",
+  llmModel: "the model is amem's: set AMEM_LLM_MODEL on the amem server",
+  llmBaseUrl: "the model is amem's: set AMEM_LLM_BASE_URL on the amem server",
+  llmApiKey: "the model is amem's: set its key in the amem server's environment, not in openclaw.json",
+  embeddingModel: "amem embeds with its own model (AMEM_EMBEDDING_MODEL on the server)",
+  workspace: "amem keeps memories on the server; import a memory-engine workspace with `manage.py amem_import --format memory-engine`",
+  coreSizeLimit: "core block size limits are amem's (AMEM_CORE_BLOCK_LIMIT on the server)",
+  userId: "mem0's userId: amem's agent comes from the OpenClaw agent (gateway key) or apiKey; people are `subjects`",
+  sharing: "sharing is explicit per memory in amem: memory_add with scope: \"shared\"",
+};
 
 /** The config with defaults filled in; throws with every problem listed when it is invalid. */
 export function parseConfig(raw: unknown): AmemPluginConfig {
@@ -170,6 +196,8 @@ export type Resolved = {
   openclawAgent: string;
   apiKey: string | undefined;
   keySource: string;
+  /** The key is the top-level one (no agents entry gave this agent its own). */
+  sharedKey: boolean;
   autoRecall: boolean;
   autoCapture: boolean;
   topK: number;
@@ -201,7 +229,8 @@ export function resolveFor(
   if (override.apiKey === undefined && override.apiKeyEnv) {
     [apiKey, keySource] = [env[override.apiKeyEnv] || undefined, `environment variable ${override.apiKeyEnv}`];
   }
-  if (override.apiKey === undefined && !override.apiKeyEnv) {
+  const sharedKey = override.apiKey === undefined && !override.apiKeyEnv;
+  if (sharedKey) {
     [apiKey, keySource] = readSecret(cfg.apiKey, env);
     if (cfg.apiKey === undefined) {
       [apiKey, keySource] = [env[cfg.apiKeyEnv] || undefined, `environment variable ${cfg.apiKeyEnv}`];
@@ -211,6 +240,7 @@ export function resolveFor(
     openclawAgent,
     apiKey,
     keySource,
+    sharedKey,
     autoRecall: override.autoRecall ?? cfg.autoRecall,
     autoCapture: override.autoCapture ?? cfg.autoCapture,
     topK: override.topK ?? cfg.topK,
@@ -219,16 +249,29 @@ export function resolveFor(
 }
 
 /**
- * Seed B167: whether OpenClaw will silently block the agent_end hook (auto-capture) for this plugin.
- * Blocked when the plugin's entry exists and `hooks.allowConversationAccess` is not true; a config
- * that cannot be read, or has no entry for this plugin id, is not reported as blocked.
+ * Seed B167: whether OpenClaw will silently block this plugin's conversation hooks (both
+ * before_prompt_build and agent_end: a plugin that is not bundled needs
+ * `plugins.entries.<id>.hooks.allowConversationAccess = true`, a missing entry included). A config
+ * that cannot be read at all is not reported as blocked.
  */
 export function conversationAccessBlocked(config: unknown, pluginId: string): boolean {
   if (!isObject(config)) return false;
-  const plugins = config.plugins;
-  if (!isObject(plugins) || !isObject(plugins.entries)) return false;
-  const entry = plugins.entries[pluginId];
-  if (!isObject(entry)) return false;
-  const hooks = entry.hooks;
+  const hooks = entryOf(config, pluginId)?.hooks;
   return !(isObject(hooks) && hooks.allowConversationAccess === true);
+}
+
+/** OpenClaw blocks prompt hooks (before_prompt_build) when `hooks.allowPromptInjection` is false. */
+export function promptInjectionBlocked(config: unknown, pluginId: string): boolean {
+  const hooks = entryOf(config, pluginId)?.hooks;
+  return isObject(hooks) && hooks.allowPromptInjection === false;
+}
+
+export function entryOf(config: unknown, pluginId: string): Record<string, unknown> | undefined {
+  if (!isObject(config) || !isObject(config.plugins) || !isObject(config.plugins.entries)) return undefined;
+  const entry = config.plugins.entries[pluginId];
+  return isObject(entry) ? entry : undefined;
+}
+
+export function pluginsOf(config: unknown): Record<string, unknown> | undefined {
+  return isObject(config) && isObject(config.plugins) ? config.plugins : undefined;
 }

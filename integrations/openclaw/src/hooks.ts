@@ -12,7 +12,7 @@ import type {
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
 import type { PluginState } from "./state.js";
-import { cleanText, latestExchange, packNotes, toolCalls, wrapRecall, type Hit } from "./text.js";
+import { cleanText, latestExchange, packNotes, RECALL_WRAPPER, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
 export const MUTATING_TOOLS = new Set([
@@ -22,6 +22,8 @@ export const MUTATING_TOOLS = new Set([
   "core_memory_replace",
   "core_memory_append",
   "graph_add",
+  "archival_insert",
+  "episode_save",
 ]);
 const SKIP_TRIGGERS = new Set(["cron", "heartbeat", "automation", "schedule"]);
 const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory
@@ -61,10 +63,11 @@ export function makeHooks(state: PluginState) {
     const timeoutMs = state.cfg.recallTimeoutMs;
     if (Date.now() >= recallMissingUntil) {
       try {
+        // The wrapper goes with the request: amem counts it, so the whole injected block fits tokenBudget.
         const bundle = await client.request<RecallOut>(
           "POST",
           "/recall",
-          { query, token_budget: resolved.tokenBudget, limit: resolved.topK },
+          { query, token_budget: resolved.tokenBudget, limit: resolved.topK, wrapper: RECALL_WRAPPER },
           { timeoutMs },
         );
         return (bundle?.text ?? "").trim();
@@ -81,7 +84,7 @@ export function makeHooks(state: PluginState) {
       { query, limit: resolved.topK },
       { timeoutMs },
     );
-    return packNotes(found?.results ?? [], resolved.tokenBudget);
+    return packNotes(found?.results ?? [], resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
   }
 
   async function beforePromptBuild(

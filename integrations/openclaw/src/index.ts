@@ -1,6 +1,7 @@
 /**
- * amem as OpenClaw's memory slot. `register` reads the config, runs the hook self-check (seed B167),
- * registers the tools (per calling agent, so each uses its own amem key) and the two hooks.
+ * amem as OpenClaw's memory slot. `register` reads the config, runs the self-check (selfcheck.ts),
+ * registers the tools (per calling agent, so each acts for its own amem agent), the two hooks, the
+ * start-up check and the `openclaw amem status` command.
  *
  * The default export is the object `definePluginEntry` would build (id, name, description,
  * configSchema, register): OpenClaw's loader takes any module whose default export has `register`,
@@ -9,9 +10,10 @@
 
 import type { OpenClawPluginApi, OpenClawPluginConfigSchema } from "openclaw/plugin-sdk/plugin-entry";
 
-import { configErrors, conversationAccessBlocked, parseConfig } from "./config.js";
+import { configErrors, parseConfig } from "./config.js";
 import { makeHooks } from "./hooks.js";
 import { promptSection } from "./prompt.js";
+import { registerStatusCli } from "./cli.js";
 import { startupCheck } from "./startup.js";
 import { CONFIG_JSON_SCHEMA } from "./schema.js";
 import type { DefinedPluginEntry } from "./sdk.js";
@@ -29,19 +31,13 @@ export const configSchema: OpenClawPluginConfigSchema = {
 };
 
 export function register(api: OpenClawPluginApi): void {
-  if (api.registrationMode === "cli-metadata") return; // only CLI commands are wanted; this plugin has none
   const pluginId = api.id || PLUGIN_ID;
+  if (typeof api.registerCli === "function") registerStatusCli(api, pluginId);
+  if (api.registrationMode === "cli-metadata") return; // only CLI commands are wanted
   const cfg = parseConfig(api.pluginConfig);
-  const blocked = cfg.autoCapture && conversationAccessBlocked(api.config, pluginId);
-  const state = new PluginState(cfg, api.logger, pluginId, blocked);
-  if (blocked) {
-    api.logger.warn(
-      `amem: auto-capture is on but OpenClaw blocks the agent_end hook for this plugin; set ` +
-        `plugins.entries.${pluginId}.hooks.allowConversationAccess = true in openclaw.json`,
-    );
-  }
+  const state = new PluginState(cfg, api.logger, pluginId, api.config);
   api.registerTool((ctx) => toolsFor(state, ctx), { names: [...TOOL_NAMES] });
-  // Tell at gateway start, not at the first turn, when amem is unreachable or the key is wrong.
+  // Once per gateway: the self-check's lines, and whether amem answers each agent's key.
   api.registerService({ id: "amem-startup-check", start: () => startupCheck(state) });
   // The memory slot's section of the system prompt: how to use these tools (cacheable, no per-turn cost).
   if (typeof api.registerMemoryCapability === "function") {
@@ -51,10 +47,10 @@ export function register(api: OpenClawPluginApi): void {
   // Each hook bounds its own wait (recallTimeoutMs / captureTimeoutMs); the host's timeout is a backstop.
   api.on("before_prompt_build", hooks.beforePromptBuild, { timeoutMs: cfg.recallTimeoutMs + 1000 });
   api.on("agent_end", hooks.agentEnd, { timeoutMs: cfg.captureTimeoutMs + 1000 });
-  api.logger.info(
-    `amem: memory at ${cfg.serverUrl} (auto-recall ${cfg.autoRecall ? "on" : "off"}, ` +
-      `auto-capture ${cfg.autoCapture ? `on → /${cfg.captureTarget}` : "off"})`,
-  );
+  // The truth, not the wish: a hook OpenClaw drops is "BLOCKED" here, and the start-up check says why.
+  const recall = !cfg.autoRecall ? "off" : state.recallBlocked ? "BLOCKED by OpenClaw" : "on";
+  const capture = !cfg.autoCapture ? "off" : state.captureBlocked ? "BLOCKED by OpenClaw" : `on → /${cfg.captureTarget}`;
+  api.logger.info(`amem: memory at ${cfg.serverUrl} (auto-recall ${recall}, auto-capture ${capture})`);
 }
 
 const plugin: DefinedPluginEntry = {

@@ -38,6 +38,11 @@ export const CONFIG_JSON_SCHEMA = {
     captureTimeoutMs: { type: "integer", minimum: 100, maximum: 300000, default: 15000 },
     toolTimeoutMs: { type: "integer", minimum: 100, maximum: 600000, default: 30000 },
     minPromptChars: { type: "integer", minimum: 0, maximum: 1000, default: 5 },
+    shareAgentKey: {
+      type: "boolean",
+      default: false,
+      description: "let OpenClaw agents without their own key share the top-level agent key's memory (a gateway key needs no sharing)",
+    },
     agents: {
       type: "object",
       description: "per OpenClaw agent id (or exact session key): its own amem key and switches",
@@ -64,7 +69,7 @@ export const UI_HINTS = {
     label: "amem API key",
     sensitive: true,
     placeholder: "${AMEM_API_KEY}",
-    help: "The key of the amem agent this OpenClaw uses (manage.py amem_agent create <id>). Prefer ${AMEM_API_KEY} or a SecretRef over the key in clear.",
+    help: "A gateway key (manage.py amem_gateway create openclaw-<name>-: each OpenClaw agent gets its own amem agent) or one amem agent's key (manage.py amem_agent create <id>). Prefer ${AMEM_API_KEY} or a SecretRef over the key in clear.",
   },
   apiKeyEnv: { label: "API key variable", advanced: true, help: "Read the key from this environment variable when apiKey is not set." },
   topK: { label: "Top K", placeholder: "5", help: "How many memories a recall or memory_search returns." },
@@ -79,6 +84,11 @@ export const UI_HINTS = {
   captureTimeoutMs: { label: "Capture timeout (ms)", advanced: true, help: "Past this the capture is dropped with one warning." },
   toolTimeoutMs: { label: "Tool timeout (ms)", advanced: true, help: "How long a memory tool waits for amem." },
   minPromptChars: { label: "Shortest prompt recalled for", advanced: true, help: "Shorter messages (\"ok\") get no recall." },
+  shareAgentKey: {
+    label: "Share the agent key",
+    advanced: true,
+    help: "Off: a top-level agent key serves OpenClaw agent main only, other agents need their own key. On: agents without a key share its memory. A gateway key gives every agent its own memory instead.",
+  },
   agents: {
     label: "Per-agent keys",
     advanced: true,

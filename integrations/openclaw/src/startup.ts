@@ -1,16 +1,60 @@
-/** The start-up check: one request with the default key, one log line saying what was found. */
+/**
+ * The start-up check (once per gateway, as a service) and `openclaw amem status`: the self-check's
+ * findings, then whether amem answers, which key kind it is and which amem agent each OpenClaw agent
+ * uses. One line each; problems are warnings.
+ */
 
+import { resolveAgentId } from "./config.js";
+import { markUnreachable } from "./selfcheck.js";
 import type { PluginState } from "./state.js";
 
+export type StatusLine = { level: "info" | "warn"; text: string };
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The OpenClaw agents named in its config (agents.entries or agents.list), "main" when none. */
+export function openclawAgents(openclaw: unknown): string[] {
+  const agents = (openclaw as { agents?: { entries?: unknown; list?: unknown } } | undefined)?.agents;
+  const ids = new Set<string>();
+  if (agents?.entries && typeof agents.entries === "object") for (const id of Object.keys(agents.entries)) ids.add(id);
+  if (Array.isArray(agents?.list)) {
+    for (const item of agents.list) if (item && typeof item.id === "string") ids.add(item.id);
+  }
+  return ids.size ? [...ids] : [resolveAgentId(undefined)];
+}
+
+export async function status(state: PluginState, agents: string[]): Promise<StatusLine[]> {
+  const lines: StatusLine[] = state.findings.map((f) => ({ level: "warn", text: `amem: ${f.line}` }));
+  const url = state.cfg.serverUrl;
+  let reached = false;
+  for (const agent of agents) {
+    const { client, resolved } = state.clientFor({ agentId: agent });
+    try {
+      const acting = await state.actingFor(resolved);
+      const out = await client.request<{ count: number }>("GET", "/memories/count", undefined, {
+        timeoutMs: state.cfg.recallTimeoutMs,
+      });
+      reached = true;
+      const who = acting ? `amem agent "${acting}" (gateway key)` : "the key's amem agent";
+      lines.push({ level: "info", text: `amem: reachable at ${url}; ${out.count} memories visible to agent "${agent}" → ${who}` });
+    } catch (err) {
+      const why = reason(err);
+      lines.push({ level: "warn", text: `amem: start-up check failed for agent "${agent}": ${why}` });
+      // Unreachable or a refused key means no agent has memory: say so in memory_search too.
+      if (!reached && /not reachable|did not answer|rejected the API key|no amem API key/.test(why)) markUnreachable(url, why);
+      continue;
+    }
+    markUnreachable(url, undefined);
+  }
+  return lines;
+}
+
 export async function startupCheck(state: PluginState): Promise<void> {
-  const { client, resolved } = state.clientFor({});
-  try {
-    const out = await client.request<{ count: number }>("GET", "/memories/count", undefined, {
-      timeoutMs: state.cfg.recallTimeoutMs,
-    });
-    state.logger.info(`amem: reachable at ${state.cfg.serverUrl}; ${out.count} memories visible to agent "${resolved.openclawAgent}"`);
-  } catch (err) {
-    // Not fatal: the hooks go on without memory until amem answers.
-    state.logger.warn(`amem: start-up check failed: ${err instanceof Error ? err.message : String(err)}`);
+  // Not fatal: the hooks go on without memory until amem answers.
+  for (const line of await status(state, openclawAgents(state.openclawConfig))) {
+    if (line.level === "warn") state.logger.warn(line.text);
+    else state.logger.info(line.text);
   }
 }

@@ -2,21 +2,36 @@
 
 import type { PluginLogger } from "openclaw/plugin-sdk/plugin-entry";
 
-import { AmemClient } from "./client.js";
+import { AmemClient, AmemError } from "./client.js";
 import { type AmemPluginConfig, type Resolved, resolveFor } from "./config.js";
+import { amemAgentId, DEFAULT_OPENCLAW_AGENT, type KeyInfo, KeyKinds } from "./identity.js";
+import { blockedHooks, type Finding, notice, selfCheck, unreachable } from "./selfcheck.js";
 
 export type CallContext = { agentId?: string; sessionKey?: string; sessionId?: string };
 
+const GATEWAY_KEY = /^amem_gw_/;
+const KEY_TIMEOUT_MS = 10_000;
+
 export class PluginState {
+  /** What the self-check found in OpenClaw's config (blocked hooks, slot, memory-core, switches). */
+  readonly findings: Finding[];
+  /** OpenClaw drops before_prompt_build / agent_end for this plugin. */
+  readonly recallBlocked: boolean;
+  readonly captureBlocked: boolean;
+  private readonly kinds: KeyKinds;
+
   constructor(
     readonly cfg: AmemPluginConfig,
     readonly logger: PluginLogger,
     readonly pluginId: string,
-    /** Seed B167: OpenClaw will block agent_end for this plugin (allowConversationAccess not true). */
-    readonly captureBlocked: boolean,
+    readonly openclawConfig: unknown,
     readonly env: NodeJS.ProcessEnv = process.env,
     readonly fetchImpl?: typeof fetch,
-  ) {}
+  ) {
+    this.findings = selfCheck(openclawConfig, cfg, pluginId);
+    ({ recallBlocked: this.recallBlocked, captureBlocked: this.captureBlocked } = blockedHooks(openclawConfig, pluginId));
+    this.kinds = new KeyKinds((apiKey) => this.askKind(apiKey));
+  }
 
   resolve(ctx: CallContext | undefined): Resolved {
     return resolveFor(this.cfg, ctx, this.env);
@@ -29,16 +44,60 @@ export class PluginState {
       apiKey: resolved.apiKey,
       keySource: resolved.keySource,
       openclawAgent: resolved.openclawAgent,
+      acting: () => this.actingFor(resolved),
       fetchImpl: this.fetchImpl,
     });
     return { client, resolved };
   }
 
-  /** The notice every memory_search result carries while auto-capture is blocked. */
-  get blockedNotice(): string {
-    return (
-      `⚠ amem auto-capture is blocked by OpenClaw: set plugins.entries.${this.pluginId}.hooks.allowConversationAccess ` +
-      "to true in openclaw.json, otherwise nothing from these conversations is remembered automatically."
-    );
+  /**
+   * The amem agent a call acts for (identity.ts): with a gateway key, `<prefix><OpenClaw agent>`;
+   * with an agent key, none (the key's own agent), and only for the agent the key serves.
+   */
+  async actingFor(resolved: Resolved): Promise<string | undefined> {
+    if (!resolved.apiKey) return undefined;
+    const info = await this.keyInfo(resolved.apiKey);
+    if (info.kind === "gateway") return amemAgentId(info.prefix, resolved.openclawAgent);
+    if (resolved.sharedKey && resolved.openclawAgent !== DEFAULT_OPENCLAW_AGENT && !this.cfg.shareAgentKey) {
+      const agent = resolved.openclawAgent;
+      throw new AmemError(
+        `OpenClaw agent "${agent}" has no amem memory of its own: the top-level apiKey is an agent key, which serves ` +
+          `OpenClaw agent "${DEFAULT_OPENCLAW_AGENT}" only (never another agent's memories by default). Use a gateway key ` +
+          `(manage.py amem_gateway create openclaw-<name>-: every OpenClaw agent gets its own amem agent), set ` +
+          `agents.${agent}.apiKey, or set shareAgentKey: true to let agents without a key share that memory`,
+        "no_key",
+      );
+    }
+    return undefined;
+  }
+
+  keyInfo(apiKey: string): Promise<KeyInfo> {
+    // Only a gateway key needs the round trip: an agent key is its own agent.
+    return GATEWAY_KEY.test(apiKey) ? this.kinds.of(apiKey) : Promise.resolve({ kind: "agent" });
+  }
+
+  private async askKind(apiKey: string): Promise<KeyInfo> {
+    const bare = new AmemClient({
+      serverUrl: this.cfg.serverUrl,
+      apiKey,
+      keySource: "the gateway key",
+      openclawAgent: "(any)",
+      fetchImpl: this.fetchImpl,
+    });
+    const out = await bare.request<{ kind: string; prefix?: string; agent?: string }>("GET", "/key", undefined, {
+      timeoutMs: KEY_TIMEOUT_MS,
+    });
+    if (out.kind === "gateway" && out.prefix) return { kind: "gateway", prefix: out.prefix };
+    return { kind: "agent", agent: out.agent };
+  }
+
+  /** Everything wrong right now: the config findings and whether amem answered the last check. */
+  problems(): Finding[] {
+    return [...this.findings, ...unreachable(this.cfg.serverUrl)];
+  }
+
+  /** The notice every memory_search result starts with while something is wrong. */
+  get notice(): string {
+    return notice(this.problems());
   }
 }

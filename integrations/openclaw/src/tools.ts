@@ -15,7 +15,7 @@ import { percent, type Hit } from "./text.js";
 
 type Params = Record<string, unknown>;
 type Done = { text: string; details: unknown };
-type Run = (params: Params, client: AmemClient, resolved: Resolved, timeoutMs: number) => Promise<Done>;
+type Run = (params: Params, client: AmemClient, resolved: Resolved, timeoutMs: number, ctx: CallContext) => Promise<Done>;
 
 type ToolSpec = { name: string; label: string; description: string; parameters: TSchema; run: Run };
 
@@ -77,6 +77,17 @@ function counts(c: Record<string, number> | undefined): string {
   return parts.length ? parts.join(", ") : "nothing to do";
 }
 
+/** A search answer as the model reads it, after the self-check's notice while something is wrong. */
+function searchResult(state: PluginState, out: { results: Hit[] }): Done {
+  const lines = out.results.map(hitLine);
+  const notice = state.notice;
+  const text = out.results.length ? `Found ${out.results.length} memories:\n${lines.join("\n")}` : "No memories found.";
+  return {
+    text: notice ? `${notice}\n\n${text}` : text,
+    details: { count: out.results.length, results: out.results, ...(notice ? { notice } : {}) },
+  };
+}
+
 export function toolSpecs(state: PluginState): ToolSpec[] {
   const note = (id: unknown) => `/memories/${path(String(id))}`;
   return [
@@ -102,14 +113,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
           topics_filter: p.topicsFilter,
           subject: p.subject,
         });
-        const out = await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs });
-        const lines = out.results.map(hitLine);
-        const notice = state.captureBlocked ? [state.blockedNotice, ""] : [];
-        const text = out.results.length ? `Found ${out.results.length} memories:\n${lines.join("\n")}` : "No memories found.";
-        return {
-          text: [...notice, text].join("\n"),
-          details: { count: out.results.length, results: out.results, ...(state.captureBlocked ? { notice: state.blockedNotice } : {}) },
-        };
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }));
       },
     },
     {
@@ -364,6 +368,91 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
         return { text: `Recorded: ${p.subject} ${p.relation} ${p.object} (fact ${out.id}).`, details: out };
       },
     },
+    {
+      name: "memory_reflect",
+      label: "Memory reflect",
+      description:
+        "Reflect now over the memories written since the last reflection: what recurs, what changed, what is " +
+        "still open. Stores one reflection memory citing them (normally written once a day).",
+      parameters: object({}),
+      run: async (_p, client, _r, timeoutMs) => {
+        const out = await client.request<{ outcome: string; id?: string; text?: string; cites: string[] }>(
+          "POST",
+          "/reflect",
+          undefined,
+          { timeoutMs },
+        );
+        if (out.outcome !== "written") return { text: "Nothing new to reflect on (fewer than 3 memories since the last reflection).", details: out };
+        return { text: `${out.text}\n(reflection ${out.id}, citing ${out.cites.length} memories)`, details: out };
+      },
+    },
+    {
+      name: "episode_save",
+      label: "Episode save",
+      description:
+        "Save a summary of this conversation (what happened, decisions, open items) as an episode, so a later " +
+        "session can ask what was discussed. memory-engine's episode_save.",
+      parameters: object(
+        {
+          summary: str("what the conversation was about and what came of it (a few sentences)"),
+          decisions: strings("decisions taken"),
+          topics: strings("topics discussed"),
+          mood: str("the user's mood, if it matters"),
+          participants: strings("who took part"),
+        },
+        ["summary"],
+      ),
+      run: async (p, client, _r, timeoutMs, ctx) => {
+        const parts = [`Episode: ${String(p.summary).trim()}`];
+        const list = (v: unknown) => (Array.isArray(v) ? v.map(String).filter(Boolean) : []);
+        if (list(p.decisions).length) parts.push(`Decisions: ${list(p.decisions).join("; ")}.`);
+        if (list(p.topics).length) parts.push(`Topics: ${list(p.topics).join(", ")}.`);
+        if (typeof p.mood === "string" && p.mood.trim()) parts.push(`Mood: ${p.mood.trim()}.`);
+        if (list(p.participants).length) parts.push(`Participants: ${list(p.participants).join(", ")}.`);
+        const session = (ctx.sessionId || ctx.sessionKey || "").slice(0, 150);
+        const body = defined({
+          text: parts.join("\n"),
+          context: `episode summary saved by the agent${session ? ` (session ${session})` : ""}`,
+        });
+        const out = await client.request<{ id: string }>("POST", "/memories/episodic", body, { timeoutMs });
+        return { text: `Episode saved as ${out.id}.`, details: out };
+      },
+    },
+    {
+      name: "archival_insert",
+      label: "Archival insert",
+      description:
+        "memory-engine's name for memory_add: store a fact in long-term memory (1–3 specific sentences). " +
+        "entity and tags are accepted for compatibility and not stored: amem derives keywords and topics itself.",
+      parameters: object(
+        {
+          content: str("the fact to store (1–3 sentences, specific)"),
+          entity: str("the main person or thing it is about"),
+          tags: strings("category tags"),
+        },
+        ["content"],
+      ),
+      run: async (p, client, _r, timeoutMs) => {
+        const out = await client.request<{ id: string; outcome: string }>("POST", "/memories", { text: p.content }, { timeoutMs });
+        return { text: `${out.outcome === "created" ? "Stored" : `${out.outcome}:`} ${out.id}.`, details: out };
+      },
+    },
+    {
+      name: "archival_search",
+      label: "Archival search",
+      description: "memory-engine's name for memory_search: search long-term memory by meaning and keywords.",
+      parameters: object(
+        {
+          query: str("what to look for"),
+          top_k: int("how many results (default 5)", 1, 100),
+        },
+        ["query"],
+      ),
+      run: async (p, client, resolved, timeoutMs) => {
+        const body = { query: p.query, limit: p.top_k ?? resolved.topK };
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }));
+      },
+    },
   ];
 }
 
@@ -382,6 +471,10 @@ export const TOOL_NAMES = [
   "episode_recall",
   "graph_query",
   "graph_add",
+  "memory_reflect",
+  "episode_save",
+  "archival_insert",
+  "archival_search",
 ];
 
 /** The tools for one OpenClaw agent/session: each call uses the amem key mapped to it. */
@@ -394,7 +487,7 @@ export function toolsFor(state: PluginState, ctx: CallContext): AnyAgentTool[] {
     async execute(_toolCallId: string, params: unknown): Promise<ToolResult> {
       const { client, resolved } = state.clientFor(ctx);
       const args = (params && typeof params === "object" ? params : {}) as Params;
-      const done = await spec.run(args, client, resolved, state.cfg.toolTimeoutMs);
+      const done = await spec.run(args, client, resolved, state.cfg.toolTimeoutMs, ctx);
       return { content: [{ type: "text", text: done.text }], details: done.details };
     },
   }));

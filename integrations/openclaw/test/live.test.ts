@@ -11,7 +11,7 @@ import { after, before, describe, it, type TestContext } from "node:test";
 
 import plugin from "../src/index.js";
 import { fakeApi, textOf, type Recorded } from "./helpers/fake-api.js";
-import { freePort, startAmem, type LiveAmem } from "./helpers/server.js";
+import { countTokens, freePort, startAmem, type LiveAmem } from "./helpers/server.js";
 
 let amem: LiveAmem;
 const MAIN = { sessionKey: "agent:main:cli:session-1", sessionId: "s-1" };
@@ -169,13 +169,18 @@ describe("memory tools against a live amem", () => {
     assert.match(await direct.text(), /newsletter on Fridays/);
   });
 
-  it("puts the self-check notice on every memory_search result when capture is blocked (B167)", async () => {
-    const rec = pluginFor({}, { plugins: { entries: { amem: { enabled: true } } } });
-    assert.equal(rec.warnings().length, 1);
+  it("puts the self-check's findings on every memory_search result (hooks blocked, memory-core on)", async () => {
+    const rec = pluginFor({}, { plugins: { slots: { memory: "amem" }, entries: { amem: { enabled: true } } } });
     const found = await call(rec, "memory_search", { query: "coffee" });
-    assert.match(textOf(found), /^⚠ amem auto-capture is blocked by OpenClaw: set plugins\.entries\.amem\.hooks\.allowConversationAccess/);
-    const empty = await call(rec, "memory_search", { query: "zzzz qqqq xxxx" }, { sessionKey: "agent:nobody:x:y" });
-    assert.match(textOf(empty), /^⚠ amem auto-capture is blocked/);
+    const text = textOf(found);
+    assert.match(text, /^⚠ amem self-check:\n- auto-recall is BLOCKED: .*allowConversationAccess = true/);
+    assert.match(text, /\n- auto-capture is BLOCKED: .*allowConversationAccess = true/);
+    assert.match(text, /\n- OpenClaw's bundled memory-core is enabled .*plugins\.entries\.memory-core\.enabled = false/);
+    assert.match((found.details as { notice: string }).notice, /^⚠ amem self-check:/);
+    const archival = await call(rec, "archival_search", { query: "zzzz qqqq xxxx" });
+    assert.match(textOf(archival), /^⚠ amem self-check:/);
+    const fine = await call(pluginFor(), "memory_search", { query: "coffee" });
+    assert.doesNotMatch(textOf(fine), /self-check/);
   });
 });
 
@@ -319,18 +324,34 @@ describe("the start-up check", () => {
     const rec = pluginFor();
     await rec.startServices();
     assert.deepEqual(rec.warnings(), []);
-    assert.ok(rec.logs.some((l) => /^amem: reachable at http:\/\/127\.0\.0\.1:\d+; \d+ memories visible to agent "main"$/.test(l.message)));
+    assert.ok(
+      rec.logs.some((l) => /^amem: reachable at http:\/\/127\.0\.0\.1:\d+; \d+ memories visible to agent "main" → the key's amem agent$/.test(l.message)),
+      rec.logs.map((l) => l.message).join("\n"),
+    );
   });
 
   it("warns once, without throwing, when amem is down or the key is wrong", async () => {
     const down = pluginFor({ serverUrl: `http://127.0.0.1:${await freePort()}` });
     await down.startServices();
     assert.equal(down.warnings().length, 1);
-    assert.match(down.warnings()[0], /^amem: start-up check failed: amem is not reachable at/);
+    assert.match(down.warnings()[0], /^amem: start-up check failed for agent "main": amem is not reachable at/);
     const wrong = pluginFor({ apiKey: "amem_wrong", agents: {} });
     await wrong.startServices();
     assert.equal(wrong.warnings().length, 1);
-    assert.match(wrong.warnings()[0], /^amem: start-up check failed: amem rejected the API key/);
+    assert.match(wrong.warnings()[0], /^amem: start-up check failed for agent "main": amem rejected the API key/);
+    // The same problem heads every memory_search result until a check succeeds.
+    await assert.rejects(call(wrong, "memory_search", { query: "x" }), /rejected the API key/);
+  });
+
+  it("logs one line per self-check finding at start", async () => {
+    const rec = pluginFor({ autoCapture: false }, { plugins: { slots: { memory: "memory-core" }, entries: { amem: {} } } });
+    await rec.startServices();
+    const lines = rec.warnings();
+    assert.equal(lines.length, 4, lines.join("\n"));
+    assert.match(lines[0], /^amem: auto-recall is BLOCKED/);
+    assert.match(lines[1], /^amem: auto-capture is off \(autoCapture: false\)/);
+    assert.match(lines[2], /^amem: amem is not OpenClaw's memory plugin: plugins\.slots\.memory is "memory-core"; set plugins\.slots\.memory = "amem"/);
+    assert.match(lines[3], /^amem: OpenClaw's bundled memory-core is enabled/);
   });
 });
 
@@ -390,5 +411,132 @@ describe("when amem is down, silent or refuses the key", () => {
       call(rec, "memory_list", {}),
       /no amem API key for OpenClaw agent "main": set apiKey .* or environment variable AMEM_TEST_KEY_THAT_IS_NOT_SET/,
     );
+  });
+});
+
+const PREFIX = "openclaw-test-";
+let gatewayKey = "";
+
+/** A plugin holding one gateway key (made once with `manage.py amem_gateway create`) and no per-agent config. */
+async function gatewayPlugin(config: Record<string, unknown> = {}): Promise<Recorded> {
+  if (!gatewayKey) gatewayKey = /api key: (\S+)/.exec(await amem.manage("amem_gateway", "create", PREFIX))![1];
+  return pluginFor({ apiKey: gatewayKey, agents: undefined, ...config });
+}
+
+describe("one gateway key: every OpenClaw agent its own memory, no per-agent config", () => {
+  it("each agent recalls and searches only its own memories, in an amem agent made on first use", async () => {
+    const rec = await gatewayPlugin();
+    const ana = "The user's sister Ana lives in Porto and teaches piano.";
+    const novel = "The novel's heroine keeps a lighthouse in Brittany.";
+    await call(rec, "memory_add", { text: ana }, MAIN);
+    await call(rec, "memory_add", { text: novel }, WRITER);
+    const direct = async (agent: string) =>
+      (await (await fetch(`${amem.url}/api/v1/memories`, { headers: { Authorization: `Bearer ${gatewayKey}`, "X-Amem-Agent": agent } })).json()) as {
+        results: { content: string }[];
+      };
+    assert.deepEqual((await direct(`${PREFIX}main`)).results.map((n) => n.content), [ana]);
+    assert.deepEqual((await direct(`${PREFIX}writer`)).results.map((n) => n.content), [novel]);
+    const mainRecall = await eventually(
+      async () => rec.hooks.before_prompt_build!({ prompt: "Where does my sister Ana live? lighthouse Brittany", messages: [] }, MAIN),
+      (r) => /Ana lives in Porto/.test(r?.prependContext ?? ""),
+    );
+    assert.match(mainRecall!.prependContext!, /Ana lives in Porto/);
+    assert.doesNotMatch(mainRecall!.prependContext!, /lighthouse/);
+    const writerSearch = await eventually(
+      () => call(rec, "memory_search", { query: "sister Ana Porto piano lighthouse heroine" }, WRITER),
+      (r) => /lighthouse/.test(textOf(r)),
+    );
+    assert.doesNotMatch(textOf(writerSearch), /Ana lives in Porto/);
+    await rec.startServices();
+    assert.ok(rec.logs.some((l) => l.message.endsWith(`visible to agent "main" → amem agent "${PREFIX}main" (gateway key)`)));
+  });
+
+  it("amem refuses an agent outside the gateway's prefix: the plugin cannot be pointed at another agent's store", async () => {
+    await gatewayPlugin();
+    const response = await fetch(`${amem.url}/api/v1/memories/count`, {
+      headers: { Authorization: `Bearer ${gatewayKey}`, "X-Amem-Agent": "oc-main" },
+    });
+    assert.equal(response.status, 403);
+  });
+});
+
+describe("an agent key is one agent's: no silent fall-back for the others", () => {
+  it("an agent without its own key gets an error saying what to set, never main's memories", async () => {
+    const rec = pluginFor({ agents: undefined });
+    await assert.rejects(
+      call(rec, "memory_search", { query: "coffee" }, { sessionKey: "agent:helper:cli:1" }),
+      /OpenClaw agent "helper" has no amem memory of its own: .*gateway key .*agents\.helper\.apiKey.*shareAgentKey: true/,
+    );
+    const recalled = await rec.hooks.before_prompt_build!({ prompt: "What do you remember about coffee?", messages: [] }, { sessionKey: "agent:helper:cli:1" });
+    assert.equal(recalled, undefined);
+    assert.match(rec.warnings()[0], /recall skipped for agent "helper": OpenClaw agent "helper" has no amem memory of its own/);
+    // Sharing is allowed when it is said out loud.
+    const shared = pluginFor({ agents: undefined, shareAgentKey: true });
+    const found = await call(shared, "memory_list", {}, { sessionKey: "agent:helper:cli:1" });
+    assert.match(textOf(found), /Memories|No memories here/);
+  });
+});
+
+describe("the recall block stays within tokenBudget, wrapper included", () => {
+  it("counts <amem-memory> and its heading with amem's tokenizer", async (t) => {
+    if (!(await needsRoute(t, "POST", "/recall"))) return;
+    // A fresh agent (no core blocks from other tests): the notes are what must fit beside the wrapper.
+    const rec = await gatewayPlugin({ tokenBudget: 64 });
+    const BUDGET = { sessionKey: "agent:budget:cli:1" };
+    for (const text of [
+      "Alex moved to Lisbon in May and loves the tram rides along the river.",
+      "Alex is allergic to peanuts; never suggest satay or peanut sauce at dinner.",
+      "Alex's sister Maria lives in Porto and visits every month by train.",
+    ]) {
+      await call(rec, "memory_add", { text }, BUDGET);
+    }
+    const recalled = await eventually(
+      async () => rec.hooks.before_prompt_build!({ prompt: "Where does Alex live, what can he eat, who is Maria?", messages: [] }, BUDGET),
+      (r) => /Relevant notes/.test(r?.prependContext ?? ""),
+    );
+    const block = recalled!.prependContext!;
+    assert.match(block, /^<amem-memory>\n[\s\S]*\n<\/amem-memory>$/);
+    const counted = await countTokens(block);
+    assert.ok(counted <= 64, `${counted} tokens for a budget of 64:\n${block}`);
+  });
+});
+
+describe("the seeds' tools: memory_reflect, episode_save, archival_insert / archival_search", () => {
+  it("reflects on demand, saves an episode, and answers memory-engine's archival names", async (t) => {
+    if (!(await needsRoute(t, "POST", "/reflect"))) return;
+    const rec = pluginFor({}, undefined);
+    const ctx = { sessionKey: "agent:main:cli:seed-tools", sessionId: "seed-tools" };
+    const stored = await call(rec, "archival_insert", { content: "Alex drinks green tea every morning at seven.", entity: "Alex", tags: ["habit"] }, ctx);
+    assert.match(textOf(stored), /^Stored [0-9a-f-]{36}\.$/);
+    await call(rec, "archival_insert", { content: "Alex bought a new green tea from Kyoto last week." }, ctx);
+    await call(rec, "archival_insert", { content: "Should we order more green tea for the office?" }, ctx);
+    const found = await eventually(
+      () => call(rec, "archival_search", { query: "green tea Kyoto", top_k: 2 }, ctx),
+      (r) => /Kyoto/.test(textOf(r)),
+    );
+    assert.match(textOf(found), /^Found \d+ memories:\n1\. [^\n]*Kyoto/);
+    const reflected = await call(rec, "memory_reflect", {}, ctx);
+    assert.match(textOf(reflected), /tea/i);
+    assert.match(textOf(reflected), /\(reflection [0-9a-f-]{36}, citing \d+ memories\)/);
+    assert.match(textOf(await call(rec, "memory_reflect", {}, ctx)), /^Nothing new to reflect on/);
+    const episode = await call(rec, "episode_save", { summary: "We planned the tea order for the office.", decisions: ["order 2 kg of sencha"], topics: ["tea"] }, ctx);
+    const id = /Episode saved as ([0-9a-f-]{36})/.exec(textOf(episode))![1];
+    const note = await call(rec, "memory_get", { id }, ctx);
+    assert.match(textOf(note), /^Episode: We planned the tea order for the office\.\nDecisions: order 2 kg of sencha\.\nTopics: tea\./);
+  });
+});
+
+describe("openclaw amem status", () => {
+  it("prints the self-check and each agent's live check; exit 1 when something is wrong", async () => {
+    const good = pluginFor();
+    const ok = await good.runCli(["amem", "status"]);
+    assert.equal(ok.code, 0, ok.out);
+    assert.match(ok.out, /✓ amem: reachable at .* visible to agent "main"/);
+    assert.match(ok.out, /amem: all good\n$/);
+    const blocked = pluginFor({}, { plugins: { slots: { memory: "amem" }, entries: { amem: {}, "memory-core": { enabled: false } } } });
+    const bad = await blocked.runCli(["amem", "status"]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.out, /^⚠ amem: auto-recall is BLOCKED/m);
+    assert.match(bad.out, /^⚠ amem: auto-capture is BLOCKED/m);
   });
 });

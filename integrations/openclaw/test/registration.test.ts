@@ -7,16 +7,20 @@ import { describe, it } from "node:test";
 
 import plugin, { PLUGIN_ID, configSchema } from "../src/index.js";
 import {
+  configErrors,
   agentIdFromSessionKey,
   conversationAccessBlocked,
+  SEED_KEYS,
   parseConfig,
   resolveAgentId,
   resolveFor,
 } from "../src/config.js";
+import { amemAgentId } from "../src/identity.js";
 import { CONFIG_JSON_SCHEMA, UI_HINTS } from "../src/schema.js";
+import { blockedHooks, memoryCoreEnabled, selfCheck } from "../src/selfcheck.js";
 import { toolCalls } from "../src/text.js";
 import { TOOL_NAMES } from "../src/tools.js";
-import { fakeApi } from "./helpers/fake-api.js";
+import { fakeApi, GOOD_CONFIG } from "./helpers/fake-api.js";
 
 const ROOT = process.cwd();
 const manifest = JSON.parse(readFileSync(join(ROOT, "openclaw.plugin.json"), "utf8"));
@@ -86,12 +90,14 @@ describe("register()", () => {
     assert.deepEqual(rec.warnings(), []);
   });
 
-  it("registers nothing for cli-metadata", () => {
+  it("registers only its CLI command for cli-metadata", () => {
     const rec = fakeApi({ pluginConfig: { apiKey: "amem_x" }, registrationMode: "cli-metadata" });
     plugin.register(rec.api);
     assert.equal(rec.factories.length, 0);
     assert.deepEqual(rec.hooks, {});
     assert.deepEqual(rec.services, []);
+    assert.deepEqual(rec.clis.map((c) => c.descriptors?.map((d) => d.name)), [["amem"]]);
+    assert.deepEqual(manifest.cliCommands, [{ name: "amem", description: rec.clis[0].descriptors![0].description, hasSubcommands: true }]);
   });
 
   it("refuses an invalid config with every problem named", () => {
@@ -101,7 +107,7 @@ describe("register()", () => {
       (err: Error) =>
         /topK: must be an integer from 1 to 100/.test(err.message) &&
         /captureTarget: must be "turns" or "conversations"/.test(err.message) &&
-        /agentId: unknown field/.test(err.message) &&
+        /agentId: not needed: each OpenClaw agent gets its own amem agent/.test(err.message) &&
         /agents\.w\.key: unknown field/.test(err.message),
     );
   });
@@ -123,9 +129,15 @@ describe("the memory section of the system prompt", () => {
     assert.deepEqual(lines.slice(3).map((l) => l.split(":")[0]), ["- memory_search", "- memory_add"]);
   });
 
-  it("does not promise capture when it is blocked or recall when it is off for the agent", () => {
-    const blocked = section({ apiKey: "amem_x" }, [], { plugins: { entries: { amem: {} } } });
-    assert.ok(!blocked.some((l) => /finished turn/.test(l)));
+  it("does not promise what OpenClaw blocks, nor recall when it is off for the agent", () => {
+    // Without allowConversationAccess OpenClaw drops BOTH hooks: no "prepended", no "finished turn".
+    const blocked = section({ apiKey: "amem_x" }, [], { plugins: { slots: { memory: "amem" }, entries: { amem: {} } } });
+    assert.ok(!blocked.some((l) => /finished turn|amem-memory/.test(l)), blocked.join("\n"));
+    const noInjection = section({ apiKey: "amem_x" }, [], {
+      plugins: { entries: { amem: { hooks: { allowConversationAccess: true, allowPromptInjection: false } } } },
+    });
+    assert.ok(!noInjection.some((l) => /amem-memory/.test(l)));
+    assert.ok(noInjection.some((l) => /finished turn/.test(l)));
     const quiet = section(
       { apiKey: "amem_x", agents: { quiet: { autoRecall: false } } },
       [],
@@ -143,6 +155,15 @@ describe("config", () => {
     const bad = configSchema.validate!({ serverUrl: "ftp://x", apiKey: { source: "file", id: "x" }, tokenBudget: 10 });
     assert.equal(bad.ok, false);
     assert.equal((bad as { errors: string[] }).errors.length, 3);
+  });
+
+  it("refuses the seed plugins' keys saying what to use instead", () => {
+    const errors = configErrors({ agentId: "a", collection: "c", llmModel: "m", llmApiKey: "k", workspace: "/w", userId: "u" });
+    assert.equal(errors.length, 6);
+    for (const e of errors) assert.ok(!/unknown field/.test(e), e);
+    assert.match(errors.find((e) => e.startsWith("collection"))!, /--collection/);
+    assert.match(errors.find((e) => e.startsWith("llmModel"))!, /AMEM_LLM_MODEL on the amem server/);
+    assert.ok(Object.keys(SEED_KEYS).every((k) => !(k in CONFIG_JSON_SCHEMA.properties)));
   });
 
   it("fills the defaults", () => {
@@ -191,26 +212,62 @@ describe("which OpenClaw agent, which amem key (seed B164, B165)", () => {
   });
 });
 
-describe("hook self-check (seed B167)", () => {
-  const entry = (hooks?: object) => ({ plugins: { entries: { amem: { enabled: true, ...(hooks ? { hooks } : {}) } } } });
+describe("self-check: what OpenClaw's config keeps from working", () => {
+  const config = (entry: object = {}, plugins: object = {}) => ({
+    plugins: { slots: { memory: "amem" }, entries: { amem: { enabled: true, ...entry }, "memory-core": { enabled: false } }, ...plugins },
+  });
+  const ids = (openclaw: unknown, pluginConfig: Record<string, unknown> = {}) =>
+    selfCheck(openclaw, parseConfig(pluginConfig), "amem").map((f) => f.id);
 
-  it("reports blocked only when this plugin's entry lacks allowConversationAccess: true", () => {
-    assert.equal(conversationAccessBlocked(entry(), "amem"), true);
-    assert.equal(conversationAccessBlocked(entry({ allowConversationAccess: false }), "amem"), true);
-    assert.equal(conversationAccessBlocked(entry({ allowConversationAccess: true }), "amem"), false);
-    assert.equal(conversationAccessBlocked(undefined, "amem"), false);
-    assert.equal(conversationAccessBlocked({}, "amem"), false);
-    assert.equal(conversationAccessBlocked({ plugins: { entries: { other: {} } } }, "amem"), false);
+  it("reads both hooks as blocked when allowConversationAccess is not true, the entry missing included", () => {
+    for (const hooks of [undefined, {}, { allowConversationAccess: false }]) {
+      assert.deepEqual(blockedHooks(config(hooks ? { hooks } : {}), "amem"), { recallBlocked: true, captureBlocked: true });
+    }
+    assert.equal(conversationAccessBlocked({ plugins: { entries: { other: {} } } }, "amem"), true);
+    assert.deepEqual(blockedHooks(config({ hooks: { allowConversationAccess: true } }), "amem"), { recallBlocked: false, captureBlocked: false });
+    assert.deepEqual(
+      blockedHooks(config({ hooks: { allowConversationAccess: true, allowPromptInjection: false } }), "amem"),
+      { recallBlocked: true, captureBlocked: false },
+    );
+    assert.equal(conversationAccessBlocked(undefined, "amem"), false); // no config to read: nothing claimed
   });
 
-  it("warns once at start when auto-capture is on and blocked, not when it is off", () => {
-    const blocked = fakeApi({ pluginConfig: { apiKey: "amem_x" }, config: entry() });
+  it("finds each problem, one line each, with what to set", () => {
+    assert.deepEqual(ids(GOOD_CONFIG), []);
+    assert.deepEqual(ids(config()), ["recall-blocked", "capture-blocked"]);
+    assert.deepEqual(ids(config(), { autoCapture: false }), ["recall-blocked", "capture-off"]);
+    assert.deepEqual(ids(GOOD_CONFIG, { autoRecall: false }), ["recall-off"]);
+    const slot = selfCheck({ plugins: { ...GOOD_CONFIG.plugins, slots: { memory: "memory-lancedb" } } }, parseConfig({}), "amem");
+    assert.deepEqual(slot.map((f) => f.id), ["slot"]);
+    assert.match(slot[0].line, /plugins\.slots\.memory is "memory-lancedb"; set plugins\.slots\.memory = "amem"/);
+    const core = selfCheck({ plugins: { slots: { memory: "amem" }, entries: { amem: { hooks: { allowConversationAccess: true } } } } }, parseConfig({}), "amem");
+    assert.deepEqual(core.map((f) => f.id), ["memory-core"]);
+    assert.match(core[0].line, /memory-core is enabled and registers memory_search and memory_get too.*plugins\.entries\.memory-core\.enabled = false/);
+    assert.equal(memoryCoreEnabled({ allow: ["amem"] }), false);
+    assert.equal(memoryCoreEnabled({ deny: ["memory-core"] }), false);
+    assert.equal(memoryCoreEnabled({ entries: { "memory-core": { enabled: true } } }), true);
+  });
+
+  it("logs the truth at register: a blocked hook is BLOCKED, not on", () => {
+    const blocked = fakeApi({ pluginConfig: { apiKey: "amem_x" }, config: config() });
     plugin.register(blocked.api);
-    assert.equal(blocked.warnings().length, 1);
-    assert.match(blocked.warnings()[0], /plugins\.entries\.amem\.hooks\.allowConversationAccess = true/);
-    const off = fakeApi({ pluginConfig: { apiKey: "amem_x", autoCapture: false }, config: entry() });
+    const line = blocked.logs.find((l) => l.message.startsWith("amem: memory at"))!.message;
+    assert.equal(line, "amem: memory at http://127.0.0.1:8000 (auto-recall BLOCKED by OpenClaw, auto-capture BLOCKED by OpenClaw)");
+    const off = fakeApi({ pluginConfig: { apiKey: "amem_x", autoCapture: false } });
     plugin.register(off.api);
-    assert.deepEqual(off.warnings(), []);
+    assert.ok(off.logs.some((l) => l.message === "amem: memory at http://127.0.0.1:8000 (auto-recall on, auto-capture off)"));
+  });
+});
+
+describe("which amem agent a gateway key acts for", () => {
+  it("prefixes the OpenClaw agent id, keeping distinct ids distinct", () => {
+    assert.equal(amemAgentId("openclaw-home-", "main"), "openclaw-home-main");
+    assert.equal(amemAgentId("openclaw-home-", "writer_2"), "openclaw-home-writer_2");
+    const odd = amemAgentId("openclaw-home-", "Writer");
+    assert.match(odd, /^openclaw-home-writer-[0-9a-f]{8}$/);
+    assert.notEqual(odd, amemAgentId("openclaw-home-", "writer"));
+    const long = amemAgentId("openclaw-home-", "a".repeat(80));
+    assert.ok(long.length <= 64 && /^openclaw-home-a+-[0-9a-f]{8}$/.test(long), long);
   });
 });
 

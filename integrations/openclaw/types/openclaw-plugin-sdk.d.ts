@@ -194,6 +194,36 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     promptBuilder?: MemoryPromptSectionBuilder;
   };
 
+  /** The part of commander's Command a plugin CLI uses (the SDK passes commander 15's Command). */
+  interface Command {
+    command(nameAndArgs: string): Command;
+    description(str: string): Command;
+    action(fn: (...args: any[]) => void | Promise<void>): Command;
+  }
+
+  type OpenClawPluginCliContext = {
+    /** The root `openclaw` program for root registrations. */
+    program: Command;
+    parentPath: readonly string[];
+    config: OpenClawConfig;
+    workspaceDir?: string;
+    logger: PluginLogger;
+  };
+
+  type OpenClawPluginCliRegistrar = (ctx: OpenClawPluginCliContext) => void | Promise<void>;
+
+  type OpenClawPluginCliCommandDescriptor = {
+    name: string;
+    description: string;
+    hasSubcommands: boolean;
+  };
+
+  type OpenClawPluginCliRegistrationOptions = {
+    parentPath?: readonly [];
+    commands?: readonly string[];
+    descriptors?: readonly OpenClawPluginCliCommandDescriptor[];
+  };
+
   export type OpenClawPluginApi = {
     id: string;
     name: string;
@@ -207,6 +237,8 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     logger: PluginLogger;
     registerTool: (tool: AnyAgentTool | OpenClawPluginToolFactory, opts?: OpenClawPluginToolOptions) => void;
     registerService: (service: OpenClawPluginService) => void;
+    /** Root CLI commands (`openclaw <name> …`); also called with registrationMode "cli-metadata". */
+    registerCli: (registrar: OpenClawPluginCliRegistrar, opts?: OpenClawPluginCliRegistrationOptions) => void;
     /** Present on gateways with memory capabilities (feature-detect it). */
     registerMemoryCapability: (capability: MemoryPluginCapability) => void;
     on: <K extends PluginHookName>(

@@ -7,6 +7,28 @@ import type { AnyAgentTool, OpenClawPluginApi } from "openclaw/plugin-sdk/plugin
 
 import type { AgentEndHandler, BeforePromptBuildHandler, MemoryCapability, ToolFactory } from "../../src/sdk.js";
 
+type CliRegistrar = Parameters<OpenClawPluginApi["registerCli"]>[0];
+
+/** Enough of commander's Command to record a plugin's commands and run one. */
+class FakeCommand {
+  readonly children = new Map<string, FakeCommand>();
+  run?: () => void | Promise<void>;
+  text = "";
+  command(name: string): FakeCommand {
+    const child = new FakeCommand();
+    this.children.set(name.split(" ")[0], child);
+    return child;
+  }
+  description(text: string): FakeCommand {
+    this.text = text;
+    return this;
+  }
+  action(fn: () => void | Promise<void>): FakeCommand {
+    this.run = fn;
+    return this;
+  }
+}
+
 export type Logged = { level: "debug" | "info" | "warn" | "error"; message: string };
 
 export type Recorded = {
@@ -19,7 +41,18 @@ export type Recorded = {
   services: { id: string; start: (ctx: never) => void | Promise<void> }[];
   capabilities: MemoryCapability[];
   startServices: () => Promise<void>;
+  clis: { registrar: CliRegistrar; descriptors?: readonly { name: string; description: string }[] }[];
+  /** Run a registered CLI command (e.g. ["amem", "status"]) as OpenClaw would; its stdout and exit code. */
+  runCli: (path: string[]) => Promise<{ out: string; code: number }>;
   tools: (ctx?: { agentId?: string; sessionKey?: string; sessionId?: string }) => Map<string, AnyAgentTool>;
+};
+
+/** The plugins part of openclaw.json as the README says to write it: nothing for the self-check to report. */
+export const GOOD_CONFIG = {
+  plugins: {
+    slots: { memory: "amem" },
+    entries: { amem: { hooks: { allowConversationAccess: true } }, "memory-core": { enabled: false } },
+  },
 };
 
 export function fakeApi(options: {
@@ -34,14 +67,13 @@ export function fakeApi(options: {
   const hookOptions: Record<string, unknown> = {};
   const services: Recorded["services"] = [];
   const capabilities: MemoryCapability[] = [];
+  const clis: Recorded["clis"] = [];
   const api: OpenClawPluginApi = {
     id: options.id ?? "amem",
     name: "Memory (amem)",
     source: "test",
     registrationMode: options.registrationMode ?? "full",
-    config: options.config ?? {
-      plugins: { slots: { memory: "amem" }, entries: { amem: { hooks: { allowConversationAccess: true } } } },
-    },
+    config: options.config ?? GOOD_CONFIG,
     pluginConfig: options.pluginConfig,
     logger: {
       debug: (message) => logs.push({ level: "debug", message }),
@@ -58,6 +90,9 @@ export function fakeApi(options: {
     },
     registerService: (service) => {
       services.push(service as Recorded["services"][number]);
+    },
+    registerCli: (registrar, opts) => {
+      clis.push({ registrar, descriptors: opts?.descriptors });
     },
     on: (hookName, handler, opts) => {
       (hooks as Record<string, unknown>)[hookName] = handler;
@@ -81,6 +116,32 @@ export function fakeApi(options: {
     hookOptions,
     services,
     capabilities,
+    clis,
+    runCli: async (path) => {
+      const program = new FakeCommand();
+      for (const { registrar } of clis) {
+        await registrar({ program, parentPath: [], config: api.config, logger: api.logger } as never);
+      }
+      let node: FakeCommand | undefined = program;
+      for (const name of path) node = node?.children.get(name);
+      if (!node?.run) throw new Error(`no command ${path.join(" ")}`);
+      const write = process.stdout.write.bind(process.stdout);
+      const before = process.exitCode;
+      let out = "";
+      process.exitCode = 0;
+      process.stdout.write = ((chunk: string) => {
+        out += chunk;
+        return true;
+      }) as typeof process.stdout.write;
+      try {
+        await node.run();
+      } finally {
+        process.stdout.write = write;
+      }
+      const code = Number(process.exitCode ?? 0);
+      process.exitCode = before ?? 0; // the command's exit code must not become the test run's
+      return { out, code };
+    },
     startServices: async () => {
       for (const service of services) {
         await service.start({ config: options.config ?? {}, stateDir: "/tmp", logger: api.logger } as never);

@@ -113,3 +113,15 @@ export async function startAmem(agents: string[] = ["oc-main", "oc-writer"]): Pr
   }
   return { url, keys, stop, manage };
 }
+
+/** Tokens in `text` as amem counts recall budgets (engine/layers/tokens.py), to check a budget end to end. */
+export async function countTokens(text: string): Promise<number> {
+  const script = "import sys\nfrom engine.layers import tokens\nprint(tokens.count(sys.stdin.read()))";
+  const child = execFile(PYTHON, ["-c", script], { cwd: REPO });
+  child.stdin?.end(text);
+  let out = "";
+  child.stdout?.on("data", (d) => (out += d));
+  const code = await new Promise<number | null>((r) => child.once("exit", r));
+  if (code !== 0) throw new Error(`token count failed (${code})`);
+  return Number(out.trim());
+}
