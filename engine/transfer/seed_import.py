@@ -1,4 +1,4 @@
-"""Importing the seed plugins' stores, so their users keep their memories (issue 11, DESIGN §10).
+"""Importing the seed plugins' stores (and mem0's), so their users keep their memories.
 
 * ``openclaw-amem``: the points of its Qdrant collection (``amem_notes``), read from a Qdrant
   server, a local Qdrant folder, or a JSON dump (JSONL of points, a JSON array, or a saved scroll
@@ -8,7 +8,11 @@
   (named blocks), ``graph.jsonl`` (triples ``{id, s, r, o, ts, source}``) and ``episodes.jsonl``
   (``{id, ts, summary, decisions, mood, topics, participants, duration_minutes}``). Core memory,
   facts and episodes need the memory layers (issue 10); on an amem without them those files are
-  counted and reported as skipped.
+  counted and reported as skipped. A workspace migrated to SQLite (``memory/memory.sqlite``) is
+  read from its tables; ``core.json``'s ``_meta`` is memory-engine's bookkeeping and is skipped.
+* ``mem0``: the OSS ``Memory.get_all()`` JSON (``{"results": [...]}``), a platform export
+  (``{"memories": [...]}``), a JSON array or JSONL of memories ``{id, memory, created_at,
+  categories, metadata, user_id, …}``; each becomes a note of one amem agent.
 
 Every record is checked first; a bad one is reported with its position (line, point number, id)
 and skipped whole, never half-imported. Then everything good is written in ONE transaction:
@@ -72,11 +76,14 @@ class Plan:
     warnings: list[str] = field(default_factory=list)  # kept records with a part dropped (a link to no note id)
     skipped_parts: dict[str, str] = field(default_factory=dict)  # part → why (e.g. core memory)
     records: int = 0
+    source: str = ""  # where the records were read from, when the format has a choice
     # memory-engine's layers (written only on an amem with the memory layers)
     agent: str = ""
     core: list[tuple[str, Any]] = field(default_factory=list)
     facts: list[dict] = field(default_factory=list)
     episodes: list[tuple[Note, dict]] = field(default_factory=list)
+    # A core block the agent already has under the same name: keep it, replace it, or import beside it.
+    core_conflict: str = "keep"
 
 
 @dataclass
@@ -91,6 +98,9 @@ class Outcome:
     note_ids: list[uuid.UUID] = field(default_factory=list)
     core_blocks: int = 0
     core_existing: int = 0
+    core_kept: list[str] = field(default_factory=list)
+    core_replaced: list[str] = field(default_factory=list)
+    core_renamed: list[str] = field(default_factory=list)
     facts: int = 0
     facts_existing: int = 0
     episodes: int = 0
@@ -298,7 +308,9 @@ def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEve
     writers = who(_labels(payload.get("writers"), "writers")) or [owner]
     category = str(payload["category"]) if payload.get("category") in CATEGORIES else "General"
     note_type = Note.KNOWLEDGE if payload.get("note_type") == Note.KNOWLEDGE else Note.MEMORY
-    created = _moment(payload.get("timestamp"), "timestamp") or dt.datetime.now(dt.UTC)
+    # Older openclaw-amem payloads (and hand-made dumps) say created_at: a note must keep its own date.
+    stamp = "timestamp" if payload.get("timestamp") not in (None, "") else "created_at"
+    created = _moment(payload.get(stamp), stamp) or dt.datetime.now(dt.UTC)
     evolution_type = str(payload["evolution_type"]) if payload.get("evolution_type") in EVOLUTION_TYPES else ""
     note = Note(
         id=note_id,
@@ -410,31 +422,105 @@ def layers():
     )
 
 
+SQLITE_STORE = "memory.sqlite"
+
+
 def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = None) -> Plan:
-    """Archival records become notes of ``agent``; core blocks, graph triples and episodes their layers."""
+    """Archival records become notes of ``agent``; core blocks, graph triples and episodes their layers.
+
+    A workspace migrated to SQLite (memory-engine's ``memory_migrate``: ``memory/memory.sqlite``,
+    tables archival, graph, episodes) is read from there, its live store; ``core.json`` stays a file.
+    """
     folder = memory_dir(path)
-    archival = folder / "archival.jsonl"
-    if not archival.is_file():
-        raise BadRecord(f"no archival.jsonl in {folder} (give the workspace or its memory/ folder)")
-    plan = Plan(agents={agent}, agent=agent)
-    for note, event in _good_records(plan, _jsonl(archival), lambda data: _archival_note(data, agent)):
+    database = folder / SQLITE_STORE
+    sources: dict[str, list[Record] | None]
+    if database.is_file():
+        sources, plan_source = sqlite_tables(database), f"{SQLITE_STORE} (SQLite)"
+    elif (folder / "archival.jsonl").is_file():
+        sources = {
+            part: list(_jsonl(folder / f"{part}.jsonl")) if (folder / f"{part}.jsonl").is_file() else None
+            for part in ("archival", "graph", "episodes")
+        }
+        plan_source = "archival.jsonl"
+    else:
+        raise BadRecord(f"no archival.jsonl or {SQLITE_STORE} in {folder} (give the workspace or its memory/ folder)")
+    plan = Plan(agents={agent}, agent=agent, source=plan_source)
+    for note, event in _good_records(plan, sources["archival"] or [], lambda data: _archival_note(data, agent)):
         plan.notes.append(note)
         plan.events.append(event)
     found = layers() if with_layers is None else (layers() if with_layers else None)
-    parts = (("core.json", "core memory"), ("graph.jsonl", "graph"), ("episodes.jsonl", "episodes"))
-    for name, part in parts:
-        target = folder / name
-        if not target.is_file():
+    core = folder / "core.json"
+    if core.is_file():
+        if found is None:
+            plan.skipped_parts["core memory"] = f"skipped: needs memory layers (core.json: {_size(core)})"
+        else:
+            _plan_core(plan, core, found)
+    for part in ("graph", "episodes"):
+        records = sources[part]
+        if records is None:
             continue
         if found is None:
-            plan.skipped_parts[part] = f"skipped: needs memory layers ({name}: {_size(target)})"
-        elif name == "core.json":
-            _plan_core(plan, target, found)
-        elif name == "graph.jsonl":
-            _plan_facts(plan, target, found, {note.pk for note in plan.notes})
+            plan.skipped_parts[part] = f"skipped: needs memory layers ({part}: {len(records)} record(s))"
+        elif part == "graph":
+            _plan_facts(plan, records, found, {note.pk for note in plan.notes})
         else:
-            _plan_episodes(plan, target, agent)
+            _plan_episodes(plan, records, agent)
     return plan
+
+
+JSON_COLUMNS = {"tags", "decisions", "topics", "participants"}
+
+
+def sqlite_tables(database: Path) -> dict[str, list[Record] | None]:
+    """memory-engine's SQLite store as records shaped like its JSONL lines (graph rows as {s, r, o}).
+
+    Opened read-only: the workspace is never changed. A table that does not exist is None.
+    """
+    import sqlite3
+
+    try:
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise BadRecord(f"{database.name}: cannot open ({exc})") from None
+    connection.row_factory = sqlite3.Row
+    try:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "archival" not in names:
+            raise BadRecord(f"{database.name}: no archival table (is this a memory-engine store?)")
+        out: dict[str, list[Record] | None] = {}
+        for table in ("archival", "graph", "episodes"):
+            if table not in names:
+                out[table] = None
+                continue
+            records = []
+            for number, row in enumerate(connection.execute(f"SELECT * FROM {table} ORDER BY rowid"), start=1):
+                records.append(Record(f"{database.name} {table} row {number}", _sqlite_row(table, dict(row))))
+            out[table] = records
+        return out
+    except sqlite3.Error as exc:
+        raise BadRecord(f"{database.name}: {exc}") from None
+    finally:
+        connection.close()
+
+
+def _sqlite_row(table: str, row: dict) -> dict | BadRecord:
+    for column in JSON_COLUMNS & row.keys():
+        value = row[column]
+        if isinstance(value, str):
+            try:
+                row[column] = json.loads(value) if value.strip() else []
+            except ValueError:
+                return BadRecord(f"{column} is not JSON")
+    if table == "graph":  # the JSONL shape: {id, s, r, o, ts, source}
+        row = {
+            "id": row.get("id"),
+            "s": row.get("subject"),
+            "r": row.get("relation"),
+            "o": row.get("object"),
+            "ts": row.get("ts"),
+            "source": row.get("source"),
+        }
+    return row
 
 
 def _block_name(key: str) -> str:
@@ -453,6 +539,10 @@ def _plan_core(plan: Plan, path: Path, found) -> None:
         plan.bad.append(f"{path.name}: expected an object of named blocks")
         return
     for key, value in data.items():
+        if key.startswith("_"):
+            # memory-engine's own bookkeeping (_meta: version, updated_at), not something the agent knows.
+            plan.skipped_parts[f"core.json {key}"] = "skipped: memory-engine's metadata, not a memory"
+            continue
         try:
             name = found.core.check_name(_block_name(key))
             if found.core.size_of(value) > found.core.limit_bytes():
@@ -463,8 +553,8 @@ def _plan_core(plan: Plan, path: Path, found) -> None:
         plan.core.append((name, value))
 
 
-def _plan_facts(plan: Plan, path: Path, found, archival_ids: set[uuid.UUID]) -> None:
-    for record in _jsonl(path):
+def _plan_facts(plan: Plan, records: Iterable[Record], found, archival_ids: set[uuid.UUID]) -> None:
+    for record in records:
         try:
             if isinstance(record.data, BadRecord):
                 raise record.data
@@ -491,8 +581,8 @@ def episode_note_id(record_id: str) -> uuid.UUID:
     return uuid.uuid5(MEMORY_ENGINE_NS, f"episode:{record_id}")
 
 
-def _plan_episodes(plan: Plan, path: Path, agent: str) -> None:
-    for record in _jsonl(path):
+def _plan_episodes(plan: Plan, records: Iterable[Record], agent: str) -> None:
+    for record in records:
         try:
             if isinstance(record.data, BadRecord):
                 raise record.data
@@ -605,6 +695,74 @@ def _has_field(model, name: str) -> bool:
     return any(f.name == name for f in model._meta.concrete_fields)
 
 
+# --- mem0 ------------------------------------------------------------------------------------------
+
+MEM0_NS = uuid.UUID("0b6a54f2-3c1d-5e8f-9a47-6d2e1c0f8b31")  # ids of mem0 memories that are not UUIDs
+
+
+def mem0_records(path: Path) -> Iterator[Record]:
+    """mem0 memories from a file: the OSS ``Memory.get_all()`` answer (``{"results": [...]}``), a
+    platform export (``{"memories": [...]}``), a JSON array, or JSONL (one memory a line)."""
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    if stripped.startswith("[") or (stripped.startswith("{") and _whole_json(stripped)):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise BadRecord(f"{path.name}: not JSON ({exc})") from None
+        if isinstance(data, dict):
+            data = next((data[k] for k in ("results", "memories") if isinstance(data.get(k), list)), None)
+        if not isinstance(data, list):
+            raise BadRecord(f'{path.name}: expected a list of memories, {{"results": [...]}} or {{"memories": [...]}}')
+        for number, item in enumerate(data, start=1):
+            yield Record(f"{path.name} memory #{number}", item)
+        return
+    yield from _jsonl(path)
+
+
+def plan_mem0(records: Iterable[Record], agent: str) -> Plan:
+    """Each mem0 memory becomes a note of ``agent``, keeping its id, date and categories."""
+    plan = Plan(agents={agent}, agent=agent)
+    for note, event in _good_records(plan, records, lambda data: _mem0_note(data, agent)):
+        plan.notes.append(note)
+        plan.events.append(event)
+    return plan
+
+
+def _mem0_note(data: Any, agent: str) -> tuple[Note, NoteEvent]:
+    if not isinstance(data, dict):
+        raise BadRecord("not a JSON object")
+    raw_id = data.get("id")
+    if raw_id in (None, ""):
+        raise BadRecord("no id")
+    try:
+        note_id = uuid.UUID(str(raw_id))
+    except ValueError:
+        note_id = uuid.uuid5(MEM0_NS, str(raw_id))
+    content = _text(data.get("memory", data.get("text")), "memory", required=True)
+    categories = data.get("categories")
+    metadata = data.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise BadRecord("metadata must be an object")
+    if categories is None and isinstance(metadata, dict):
+        categories = metadata.get("categories")
+    note = Note(
+        id=note_id,
+        agent_id=agent,
+        content=content,
+        content_hash=content_hash(content),
+        tags=_labels(categories, "categories")[:20],
+        owner=agent,
+        readers=[agent],
+        writers=[agent],
+        sources=[f"mem0:{raw_id}"[:200]],
+        created_at=_moment(data.get("created_at"), "created_at") or dt.datetime.now(dt.UTC),
+        index_dirty=True,
+        revision=1,
+    )
+    return note, _import_event(note, "mem0", data)
+
+
 # --- writing ---------------------------------------------------------------------------------------
 
 
@@ -627,9 +785,15 @@ def apply(plan: Plan) -> Outcome:
         out.note_ids = [n.pk for n in fresh]
         new_ids = set(out.note_ids)
         ends = {t for _, t in plan.links}
-        present = set(Note.objects.filter(pk__in=ends).values_list("pk", flat=True))
-        wanted = {(s, t) for s, t in plan.links if s in new_ids and s != t}
-        kept = [Link(source_id=s, target_id=t, created_by=ACTOR, reason="imported") for s, t in wanted if t in present]
+        present = set(Note.objects.filter(pk__in=ends | {s for s, _ in plan.links}).values_list("pk", flat=True))
+        # A link into a note imported now counts too: re-importing a fixed record restores the links
+        # that notes imported earlier make to it.
+        wanted = {(s, t) for s, t in plan.links if (s in new_ids or t in new_ids) and s != t}
+        kept = [
+            Link(source_id=s, target_id=t, created_by=ACTOR, reason="imported")
+            for s, t in wanted
+            if s in present and t in present
+        ]
         Link.objects.bulk_create(kept, ignore_conflicts=True, batch_size=500)
         out.links, out.dangling_links = len(kept), len(wanted) - len(kept)
         events = [e for e in plan.events if e.note.pk in new_ids]
@@ -651,14 +815,32 @@ def apply(plan: Plan) -> Outcome:
     return out
 
 
+CORE_CONFLICTS = ("keep", "replace", "rename")
+
+
 def _apply_layers(plan: Plan, out: Outcome) -> None:
     found = layers()
     agent = Agent.objects.get(pk=plan.agent)
     for name, value in plan.core:
-        if found.CoreBlock.objects.filter(agent=agent, subject="", name=name).exists():
-            out.core_existing += 1  # never overwrite what the agent has already
+        existing = found.CoreBlock.objects.filter(agent=agent, subject="", name=name).first()
+        if existing is not None and plan.core_conflict == "keep":
+            out.core_existing += 1  # what the agent has already stays; the import's block is reported, not written
+            out.core_kept.append(name)
             continue
-        block = found.CoreBlock.objects.create(agent=agent, subject="", name=name, value=value)
+        if existing is not None and plan.core_conflict == "replace":
+            before = existing.value
+            existing.value, existing.updated_at = value, timezone_now()
+            existing.save()
+            found.CoreEvent.objects.create(
+                block=existing, action="import", path="", before=before, after=value, actor=ACTOR
+            )
+            out.core_replaced.append(name)
+            continue
+        stored_as = name
+        if existing is not None:  # rename: the imported block beside the agent's own
+            stored_as = _free_block_name(found, agent, name)
+            out.core_renamed.append(stored_as)
+        block = found.CoreBlock.objects.create(agent=agent, subject="", name=stored_as, value=value)
         found.CoreEvent.objects.create(block=block, action="import", path="", before={}, after=value, actor=ACTOR)
         out.core_blocks += 1
     current = found.Fact.objects.filter(agent_id=agent.pk, invalid_at__isnull=True)
@@ -692,6 +874,15 @@ def _apply_layers(plan: Plan, out: Outcome) -> None:
         )
     out.episodes = len(fresh)
     out.note_ids += [n.pk for n, _ in fresh]
+
+
+def _free_block_name(found, agent: Agent, name: str) -> str:
+    """``<name>_imported``, or ``<name>_imported_2``, … : the first name the agent has no block under."""
+    for n in range(1, 100):
+        candidate = found.core.check_name(f"{name[:50]}_imported" + (f"_{n}" if n > 1 else ""))
+        if not found.CoreBlock.objects.filter(agent=agent, subject="", name=candidate).exists():
+            return candidate
+    raise AmemError(f"no free name for the imported core block {name!r}")
 
 
 def timezone_now() -> dt.datetime:

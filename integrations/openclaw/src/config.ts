@@ -127,14 +127,14 @@ export function configErrors(raw: unknown): string[] {
         }
         for (const [k, v] of Object.entries(override)) {
           const rule = OVERRIDE_RULES[k as keyof AgentOverride];
-          const problem = rule ? rule(v) : "unknown field";
+          const problem = rule ? rule(v) : seedKeyProblem(k);
           if (problem) errors.push(`agents.${who}.${k}: ${problem}`);
         }
       }
       continue;
     }
     const rule = RULES[key as keyof typeof RULES];
-    const problem = rule ? rule(value) : (SEED_KEYS[key] ?? "unknown field");
+    const problem = rule ? rule(value) : seedKeyProblem(key);
     if (problem) errors.push(`${key}: ${problem}`);
   }
   return errors;
@@ -161,7 +161,16 @@ export const SEED_KEYS: Record<string, string> = {
   coreSizeLimit: "core block size limits are amem's (AMEM_CORE_BLOCK_LIMIT on the server)",
   userId: "mem0's userId: amem's agent comes from the OpenClaw agent (gateway key) or apiKey; people are `subjects`",
   sharing: "sharing is explicit per memory in amem: memory_add with scope: \"shared\"",
+  conflictSweep: "amem's nightly jobs are set on the server (AMEM_*_CRON, manage.py amem_schedules)",
+  crudUpdateMinSim: "amem's CRUD gate is configured on the server, not here",
 };
+
+/** What is wrong with a key this plugin does not have: a seed's key says what to use, others are unknown. */
+function seedKeyProblem(key: string): string {
+  if (SEED_KEYS[key]) return SEED_KEYS[key];
+  if (/^llm/.test(key)) return "the model is amem's: set AMEM_LLM_* on the amem server, not in openclaw.json";
+  return "unknown field";
+}
 
 /** The config with defaults filled in; throws with every problem listed when it is invalid. */
 export function parseConfig(raw: unknown): AmemPluginConfig {

@@ -164,6 +164,11 @@ describe("config", () => {
     assert.match(errors.find((e) => e.startsWith("collection"))!, /--collection/);
     assert.match(errors.find((e) => e.startsWith("llmModel"))!, /AMEM_LLM_MODEL on the amem server/);
     assert.ok(Object.keys(SEED_KEYS).every((k) => !(k in CONFIG_JSON_SCHEMA.properties)));
+    const nested = configErrors({ agents: { w: { collection: "notes_w", agentId: "w" } }, llmCrudRole: "strong", bogus: 1 });
+    assert.match(nested.find((e) => e.startsWith("agents.w.collection"))!, /--collection/);
+    assert.match(nested.find((e) => e.startsWith("agents.w.agentId"))!, /not needed/);
+    assert.match(nested.find((e) => e.startsWith("llmCrudRole"))!, /AMEM_LLM_\* on the amem server/);
+    assert.equal(nested.find((e) => e.startsWith("bogus")), "bogus: unknown field");
   });
 
   it("fills the defaults", () => {

@@ -27,7 +27,7 @@ from memories.management.base import AmemCommand
 from memories.models import Agent, Link, Note
 
 OUTCOMES = ("created", "folded", "flagged", "duplicate", "rejected")
-SEED_FORMATS = ("openclaw-amem", "memory-engine")
+SEED_FORMATS = ("openclaw-amem", "memory-engine", "mem0")
 
 
 class Command(AmemCommand):
@@ -40,8 +40,10 @@ class Command(AmemCommand):
         "stores each turn as an episodic note with the previous turn of its session as context, "
         "adjacent turns linked. --format openclaw-amem imports the seed plugin's Qdrant collection "
         "(--qdrant-url URL [--collection amem_notes], --qdrant-path DIR, or JSON dump files); --format "
-        "memory-engine imports a memory-engine workspace (--agent required). Both keep ids, links, history and "
-        "access fields, report bad records with their position and skip them; --dry-run only counts."
+        "memory-engine imports a memory-engine workspace, JSONL or SQLite (--agent required; --core-conflict "
+        "keep|replace|rename for core blocks the agent already has); --format mem0 imports mem0's get_all JSON or "
+        "export (--agent required). They keep ids, links, history and access fields, report bad records with their "
+        "position and skip them, and exit 1 when any record was skipped; --dry-run only counts."
     )
 
     def add_arguments(self, parser):
@@ -62,6 +64,14 @@ class Command(AmemCommand):
             help="openclaw-amem: store the seed agent SEED's notes as amem agent AMEM (repeatable)",
         )
         parser.add_argument("--dry-run", action="store_true", help="seed formats: check and count, write nothing")
+        parser.add_argument(
+            "--core-conflict",
+            default="keep",
+            choices=seed_import.CORE_CONFLICTS,
+            help="memory-engine: a core block the agent already has under the same name: keep the agent's "
+            "(default), replace it (its old value stays in the block's history), or rename the imported one "
+            "(<name>_imported)",
+        )
         parser.add_argument("--scope", default=None, choices=["private", "shared"])
         parser.add_argument("--subject", action="append", default=[], dest="subjects")
         parser.add_argument("--no-progress", action="store_true")
@@ -172,10 +182,17 @@ class Command(AmemCommand):
 
     # --- the seed plugins' stores (engine/seed_import.py) -------------------------------------------
 
-    def _import_seed(self, fmt, paths, agent, no_progress, *, dry_run=False, **options) -> None:
+    def _import_seed(self, fmt, paths, agent, no_progress, *, dry_run=False, core_conflict="keep", **options) -> None:
         try:
             if fmt == "openclaw-amem":
                 plan = self._plan_openclaw_amem(paths, **options)
+            elif fmt == "mem0":
+                if not agent:
+                    raise CommandError("--agent is required for --format mem0 (the amem agent the memories go to)")
+                if not paths or not all(Path(p).is_file() for p in paths):
+                    raise CommandError("give mem0's JSON file(s): the get_all() answer or an export")
+                owner = seed_import.check_agent_id(agent, "--agent")
+                plan = seed_import.plan_mem0((r for p in paths for r in seed_import.mem0_records(Path(p))), owner)
             else:
                 if not agent:
                     raise CommandError("--agent is required for --format memory-engine (the workspace names none)")
@@ -184,8 +201,10 @@ class Command(AmemCommand):
                 plan = seed_import.plan_memory_engine(Path(paths[0]), seed_import.check_agent_id(agent, "--agent"))
         except seed_import.BadRecord as exc:
             raise CommandError(str(exc)) from None
+        plan.core_conflict = core_conflict
         self.stdout.write(
-            f"{fmt}: {plan.records} record(s) read: {len(plan.notes)} to import, {len(plan.bad)} skipped; "
+            f"{fmt}{f' ({plan.source})' if plan.source else ''}: {plan.records} record(s) read: "
+            f"{len(plan.notes)} to import, {len(plan.bad)} skipped; "
             f"{len(plan.links)} link(s), {len(plan.events)} history event(s), {len(plan.conflicts)} conflict pair(s); "
             f"agent(s): {', '.join(sorted(plan.agents)) or '-'}"
         )
@@ -202,6 +221,7 @@ class Command(AmemCommand):
             self.stderr.write(f"warning {line}")
         if dry_run:
             self.stdout.write("dry run: nothing written")
+            self._refuse_if_skipped(plan)
             return
         outcome = seed_import.apply(plan)
         self.stdout.write(
@@ -216,7 +236,26 @@ class Command(AmemCommand):
                 f"{outcome.facts} fact(s) ({outcome.facts_existing} already known), "
                 f"{outcome.episodes} episode(s) ({outcome.episodes_existing} already present)"
             )
+        for name in outcome.core_kept:
+            self.stderr.write(
+                f"core block {name!r}: the agent already has one; kept it, the imported block was not written "
+                "(--core-conflict replace or rename to import it)"
+            )
+        for name in outcome.core_replaced:
+            self.stdout.write(f"core block {name!r}: replaced (the old value is in the block's history)")
+        for name in outcome.core_renamed:
+            self.stdout.write(f"core block imported as {name!r} (the agent's own block of that name was kept)")
         self._index_imported(outcome.note_ids, no_progress)
+        self._refuse_if_skipped(plan)
+
+    def _refuse_if_skipped(self, plan) -> None:
+        """A skipped record is a failed import for a script: exit 1, saying how to finish it."""
+        if plan.bad:
+            raise CommandError(
+                f"{len(plan.bad)} record(s) skipped (listed above); the rest "
+                "was imported unless this was a dry run. Fix them and run the same import again: records already "
+                "imported are left as they are, and links to the fixed records are restored."
+            )
 
     def _plan_openclaw_amem(self, paths, *, qdrant_url, qdrant_path, qdrant_api_key, collection, map_agent, **_):
         agent_map = {}
