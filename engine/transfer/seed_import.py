@@ -441,7 +441,7 @@ def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = Non
             part: list(_jsonl(folder / f"{part}.jsonl")) if (folder / f"{part}.jsonl").is_file() else None
             for part in ("archival", "graph", "episodes")
         }
-        plan_source = "archival.jsonl"
+        plan_source = ""  # the usual case: not worth a word
     else:
         raise BadRecord(f"no archival.jsonl or {SQLITE_STORE} in {folder} (give the workspace or its memory/ folder)")
     plan = Plan(agents={agent}, agent=agent, source=plan_source)

@@ -16,8 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine.transfer.seed_import import MEM0_NS, archival_note_id, episode_note_id
-from memories.layer_models import CoreBlock, CoreEvent, Episode, Fact
-from memories.models import Link, Note
+from memories.models import CoreBlock, CoreEvent, Episode, Fact, Link, Note
 from tests.memories.test_seed_import import BAD, POINTS, A, B, dump, payload, workspace
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
@@ -42,15 +41,15 @@ def test_memory_engine_meta_is_not_a_core_block(tmp_path, store, make_agent):
     assert sorted(CoreBlock.objects.values_list("name", flat=True)) == ["identity", "preferences"]
 
 
-def test_openclaw_amem_created_at_is_read_when_timestamp_is_absent(tmp_path, store):
+def test_openclaw_amem_created_at_is_read_when_timestamp_is_absent(tmp_path, db, store):
     old = payload(A, "Alex drinks black filter coffee every morning.")
     del old["timestamp"]
     old["created_at"] = "2025-11-03T07:15:00Z"
-    run("--format", "openclaw-amem", str(dump(tmp_path, [old])))
+    run("--format", "openclaw-amem", str(dump(tmp_path, [old, POINTS[2]])))
     assert Note.objects.get(pk=A).created_at == dt.datetime(2025, 11, 3, 7, 15, tzinfo=dt.UTC)
 
 
-def test_skipped_records_make_the_import_exit_non_zero(tmp_path, store):
+def test_skipped_records_make_the_import_exit_non_zero(tmp_path, db, store):
     path = dump(tmp_path, [*POINTS, BAD])
     with pytest.raises(CommandError, match=r"1 record\(s\) skipped .*run the same import again"):
         run("--format", "openclaw-amem", "--dry-run", str(path))
@@ -58,11 +57,11 @@ def test_skipped_records_make_the_import_exit_non_zero(tmp_path, store):
     with pytest.raises(CommandError, match=r"1 record\(s\) skipped"):
         run("--format", "openclaw-amem", str(path))
     assert Note.objects.count() == 4  # the good records are in
-    out, err = run("--format", "openclaw-amem", str(dump(tmp_path, POINTS)))  # all good: exit 0
-    assert "imported 0 note(s) (4 already present)" in out and not err
+    out, err = run("--format", "openclaw-amem", str(dump(tmp_path, POINTS)))  # all good: exit 0, no error
+    assert "imported 0 note(s) (4 already present)" in out and "skipped" not in err
 
 
-def test_reimporting_a_fixed_record_restores_the_links_into_it(tmp_path, store):
+def test_reimporting_a_fixed_record_restores_the_links_into_it(tmp_path, db, store):
     broken_b = {**POINTS[1], "content": ""}  # B is skipped: A's link to it has nothing to point at
     with pytest.raises(CommandError):
         run("--format", "openclaw-amem", str(dump(tmp_path, [POINTS[0], broken_b])))
