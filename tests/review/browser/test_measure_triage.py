@@ -18,6 +18,7 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from engine.layers import core
 from memories.models import ConflictPair, JobRun, Link, LlmCall, Note
 
 pytestmark = [
@@ -170,7 +171,9 @@ def _demo(make_note, alice) -> dict:
         merge_similarity=0.91,
     )
     b = make_note(alice, "Alice's cat is called Mochi and sleeps on the sofa.", sources=["chat-14"])
-    ConflictPair.objects.create(note_a=cat, note_b=b, reason="The cat's name differs: Miso or Mochi?")
+    ConflictPair.objects.create(note_a=cat, note_b=b, reason="[write] the texts disagree on the cat's name")
+    core.replace(alice, "user", "name", "Alice")
+    core.replace(alice, "user", "pets", ["Miso"])
     for n in notes[:4]:
         Link.objects.create(source=cat, target=n)
     _low_quality(make_note, alice, 3)
@@ -219,6 +222,7 @@ PAGES = [
     ("conflicts", "/review/queues/conflicts/"),
     ("quality", "/review/queues/quality/"),
     ("run", "/review/runs/{run}/"),
+    ("core", "/review/agents/alice/core/"),
 ]
 
 
@@ -232,8 +236,23 @@ def test_screenshots(logged_in, live_server, alice, make_note):
             page.goto(live_server.url + path.format(**ids))
             page.wait_for_load_state("networkidle")
             page.screenshot(path=str(SHOTS / f"{name}-{tag}.png"))
+    for width, height, tag in ((1280, 800, "desktop"), (390, 844, "phone")):
+        page.set_viewport_size({"width": width, "height": height})
+        page.goto(f"{live_server.url}/review/queues/conflicts/")
+        page.locator("#queue .card summary").first.click()
+        page.screenshot(path=str(SHOTS / f"conflict-edit-{tag}.png"))
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/review/queues/quality/")
+    page.check("#select-all")
+    page.once("dialog", lambda d: d.accept())
+    page.click("#bulk-form button[value=retire]")
+    expect(page.locator("#queue-empty")).to_be_visible()
+    page.screenshot(path=str(SHOTS / "quality-done-desktop.png"))
     page.emulate_media(color_scheme="dark")
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{live_server.url}/review/queues/merges/")
     page.wait_for_load_state("networkidle")
     page.screenshot(path=str(SHOTS / "merges-dark.png"))
+    page.goto(f"{live_server.url}/review/agents/alice/notes/?q=cat+called+Miso")
+    page.wait_for_load_state("networkidle")
+    page.screenshot(path=str(SHOTS / "search-dark.png"))
