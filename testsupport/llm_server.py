@@ -5,7 +5,10 @@ POST /v1/chat/completions  OpenAI Chat Completions API
 
 Replies come from a script: per-role queues (the role is read from the `[amem:<role>]`
 marker every prompt starts with), then a shared FIFO queue, then a fallback text.
-A scripted reply can instead be an HTTP error or a delay (for timeout tests). Every
+A scripted reply can instead be an HTTP error or a delay (for timeout tests), or be
+marked as cut off at the token budget (`truncated=True`). `sloppy(value, shape)` renders
+a value the ways small local models get JSON wrong. With `schema_support = False` the
+server answers 400 to a request carrying a `response_format`, as some servers do. Every
 request is recorded (path, headers, JSON body) for assertions.
 """
 
@@ -30,6 +33,36 @@ class Scripted:
     delay: float = 0.0
     tokens_in: int = 11
     tokens_out: int = 7
+    truncated: bool = False  # finish_reason "length" / stop_reason "max_tokens"
+
+
+SHAPES = ("prose", "fenced", "trailing_commas", "single_quotes", "truncated")
+
+
+def sloppy(value: Any, shape: str) -> str:
+    """``value`` as JSON the way a sloppy model writes it (see SHAPES)."""
+    text = json.dumps(value, ensure_ascii=False)
+    if shape == "prose":
+        return f"Sure! Here is the JSON you asked for:\n{text}\nLet me know if you need anything else."
+    if shape == "fenced":
+        return f"```json\n{json.dumps(value, ensure_ascii=False, indent=2)}\n```"
+    if shape == "trailing_commas":
+        return _with_trailing_commas(value)
+    if shape == "single_quotes":
+        return text.replace("'", "’").replace('"', "'")
+    if shape == "truncated":
+        return text[: int(len(text) * 0.8)]
+    raise ValueError(f"unknown shape {shape!r}; known: {', '.join(SHAPES)}")
+
+
+def _with_trailing_commas(value: Any) -> str:
+    """JSON with a comma after the last item of every non-empty list and object."""
+    if isinstance(value, dict) and value:
+        items = "".join(f"{json.dumps(k)}: {_with_trailing_commas(v)}, " for k, v in value.items())
+        return "{" + items.rstrip() + "}"
+    if isinstance(value, list) and value:
+        return "[" + "".join(f"{_with_trailing_commas(v)}, " for v in value).rstrip() + "]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -75,6 +108,7 @@ class FakeLLMServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
+        self.schema_support = True
         self._script = _Script()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -91,9 +125,10 @@ class FakeLLMServer:
         delay: float = 0.0,
         tokens_in: int = 11,
         tokens_out: int = 7,
+        truncated: bool = False,
     ) -> None:
         """Queue one reply for `role` (or for any request when role is None)."""
-        item = Scripted(text, status, delay, tokens_in, tokens_out)
+        item = Scripted(text, status, delay, tokens_in, tokens_out, truncated)
         with self._lock:
             if role is None:
                 self._script.fifo.append(item)
@@ -102,6 +137,10 @@ class FakeLLMServer:
 
     def reply_json(self, value: Any, *, role: str | None = None) -> None:
         self.reply(json.dumps(value, ensure_ascii=False), role=role)
+
+    def reply_sloppy(self, value: Any, shape: str, *, role: str | None = None) -> None:
+        """Queue ``value`` rendered as ``shape`` (a truncated one is marked as cut at the budget)."""
+        self.reply(sloppy(value, shape), role=role, truncated=shape == "truncated")
 
     def fail(self, status: int = 500, *, role: str | None = None) -> None:
         self.reply("", role=role, status=status)
@@ -185,6 +224,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if path not in ("/v1/messages", "/v1/chat/completions"):
                 self._send(404, {"error": {"type": "not_found_error", "message": path}})
                 return
+            if not server.schema_support and "response_format" in body:
+                self._send(400, {"error": {"type": "invalid_request_error", "message": "response_format"}})
+                return
             scripted = server._next(recorded.role)
             if scripted.delay:
                 time.sleep(scripted.delay)
@@ -223,7 +265,7 @@ def _anthropic_body(request: RecordedRequest, scripted: Scripted) -> dict[str, A
         "role": "assistant",
         "model": request.model,
         "content": [{"type": "text", "text": scripted.text}],
-        "stop_reason": "end_turn",
+        "stop_reason": "max_tokens" if scripted.truncated else "end_turn",
         "stop_sequence": None,
         "usage": {"input_tokens": scripted.tokens_in, "output_tokens": scripted.tokens_out},
     }
@@ -239,7 +281,7 @@ def _openai_body(request: RecordedRequest, scripted: Scripted) -> dict[str, Any]
             {
                 "index": 0,
                 "message": {"role": "assistant", "content": scripted.text},
-                "finish_reason": "stop",
+                "finish_reason": "length" if scripted.truncated else "stop",
             }
         ],
         "usage": {

@@ -1,10 +1,13 @@
 """The one place that calls a model: one typed method per role, never raising.
 
-Each role renders its prompt (engine/llm/prompts), goes to its tier's provider, and parses
-the reply against the role's schema. Every failure (provider error, timeout, unusable
-reply) degrades to the role's safe default, is logged, and is accounted for in an
-LlmCallRecord handed to the optional recorder. With provider `none` the injected
-offline rules answer instead, and the record says so (outcome `offline`).
+Each role renders its prompt (engine/llm/prompts), goes to its tier's provider (with the
+role's JSON schema where the provider takes one, engine/llm/schemas.py), and parses the
+reply against the role's validator. Every failure (provider error, timeout, unusable
+reply) is answered by the offline rules for that step, as if no model were configured
+(the role's safe default when there are none), is logged, and is accounted for in an
+LlmCallRecord handed to the optional recorder: a refusing or sloppy model never leaves a
+note worse than having no model. With provider `none` the injected offline rules answer
+every step, and the record says so (outcome `offline`).
 
 No Django here: settings are passed in as plain mappings (see resolve_llm_config).
 """
@@ -16,18 +19,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.llm import prompts
+from engine.llm import prompts, schemas
 from engine.llm.config import LlmConfig, TierConfig, resolve_llm_config
 from engine.llm.parse import (
     conflict_validator,
     crud_validator,
+    echo_check,
     evolve_validator,
     link_validator,
-    parse_reply,
+    parse,
     reflection_validator,
     validate_episode,
     validate_judgement,
@@ -129,6 +133,9 @@ class _Call(Generic[T]):
     validate: Callable[[Any], T | None]
     default: T
     offline: Callable[[OfflineRules], T]
+    schema: schemas.Schema | None = None
+    # Completes a usable but partial model answer from the offline rules (construct's gaps).
+    mend: Callable[[T, OfflineRules], tuple[T, list[str]]] | None = None
 
 
 _watching = threading.local()
@@ -191,6 +198,8 @@ class LLM:
                 validate=validate_note_fields,
                 default=NoteFields(),
                 offline=lambda rules: rules.construct(text),
+                schema=schemas.construct(),
+                mend=lambda fields, rules: _fill_gaps(fields, lambda: rules.construct(text)),
             ),
             agent_id,
         )
@@ -207,6 +216,7 @@ class LLM:
                 variables={"text": _clip(text, MAX_TEXT_CHARS), "candidates": lines},
                 validate=link_validator(offered),
                 default=[],
+                schema=schemas.link([c.id for c in offered]),
                 offline=lambda rules: [i for i in rules.judge_links(text, offered) if i in {c.id for c in offered}],
             ),
             agent_id,
@@ -229,6 +239,7 @@ class LLM:
                 variables={"note": _clip(new_note, MAX_TEXT_CHARS), "neighbours": blocks},
                 validate=evolve_validator(chosen),
                 default=EvolveResult(),
+                schema=schemas.evolve([n.id for n in chosen]),
                 offline=lambda rules: rules.evolve(new_note, chosen),
             ),
             agent_id,
@@ -254,6 +265,7 @@ class LLM:
                 variables={"dialogue": convo, "memories": memories},
                 validate=crud_validator(len(known)),
                 default=[],
+                schema=schemas.crud(),
                 offline=lambda rules: rules.crud(turns, known)[:3],
             ),
             agent_id,
@@ -267,6 +279,7 @@ class LLM:
                 variables={"a": _clip(a, MAX_TEXT_CHARS), "b": _clip(b, MAX_TEXT_CHARS)},
                 validate=validate_merge,
                 default=MergeDecision(),
+                schema=schemas.should_merge(),
                 offline=lambda rules: rules.should_merge(a, b),
             ),
             agent_id,
@@ -280,6 +293,7 @@ class LLM:
                 variables={"old": _clip(old, MAX_TEXT_CHARS), "new": _clip(new, MAX_TEXT_CHARS)},
                 validate=validate_judgement,
                 default=Judgement(),
+                schema=schemas.evolution_judge(),
                 offline=lambda rules: rules.evolution_judge(old, new),
             ),
             agent_id,
@@ -298,6 +312,7 @@ class LLM:
                 variables={"notes": numbered},
                 validate=validate,
                 default=[],
+                schema=schemas.conflict_scan(),
                 # Re-validate: offline rules are ours, but the sweep trusts these indices.
                 offline=lambda rules: validate([vars(f) for f in rules.conflict_scan(batch)]) or [],
             ),
@@ -316,6 +331,7 @@ class LLM:
                 variables={"turns": lines},
                 validate=validate_episode,
                 default=None,
+                schema=schemas.episode(),
                 offline=lambda rules: None,
             ),
             agent_id,
@@ -333,6 +349,7 @@ class LLM:
                 variables={"notes": numbered},
                 validate=reflection_validator(len(shown)),
                 default=None,
+                schema=schemas.reflect(),
                 offline=lambda rules: None,
             ),
             agent_id,
@@ -347,38 +364,78 @@ class LLM:
         # A render failure is our bug (wrong variables), so it is allowed to raise.
         prompt = prompts.render(call.role, self.config.prompt_locale, call.variables)
         started = time.monotonic()
-        reply = self._send(call.role, tier, prompt, agent_id, started)
+        reply = self._send(call, tier, prompt, agent_id, started)
         if reply is None:
-            return call.default
-        value = parse_reply(reply.text, call.validate)
-        if value is None:
+            return self._fall_back(call)
+        echoed = echo_check(prompt, [str(v) for v in call.variables.values()])
+        parsed = parse(reply.text, call.validate, truncated=reply.truncated, reject=echoed)
+        tokens = (reply.tokens_in, reply.tokens_out)
+        if parsed is None:
+            cut = " (cut at the token budget)" if reply.truncated else ""
             self._record(
                 call.role,
                 tier,
                 agent_id,
                 started,
-                tokens=(reply.tokens_in, reply.tokens_out),
+                tokens=tokens,
                 outcome="parse_error",
-                error=f"unusable reply: {reply.text[:300]!r}",
+                error=f"unusable reply{cut}{self._fallback_note}: {reply.text[:300]!r}",
             )
-            return call.default
-        self._record(call.role, tier, agent_id, started, tokens=(reply.tokens_in, reply.tokens_out))
+            return self._fall_back(call)
+        value, notes = parsed.value, []
+        if parsed.repaired:
+            notes.append("repaired reply" + (" (cut at the token budget)" if reply.truncated else ""))
+        if call.mend is not None and self.offline is not None:
+            value, filled = self._mend(call, value)
+            if filled:
+                notes.append(f"filled by offline rules: {', '.join(filled)}")
+        self._record(call.role, tier, agent_id, started, tokens=tokens, error="; ".join(notes))
         return value
 
+    @property
+    def _fallback_note(self) -> str:
+        return "; answered by offline rules" if self.offline is not None else ""
+
+    def _fall_back(self, call: _Call[T]) -> T:
+        """The offline rules' answer for a step the model failed (the safe default without rules)."""
+        if self.offline is None:
+            return call.default
+        try:
+            return call.offline(self.offline)
+        except Exception:
+            log.exception("offline rules failed for %s", call.role)
+            return call.default
+
+    def _mend(self, call: _Call[T], value: T) -> tuple[T, list[str]]:
+        assert call.mend is not None and self.offline is not None
+        try:
+            return call.mend(value, self.offline)
+        except Exception:
+            log.exception("offline rules failed to mend %s", call.role)
+            return value, []
+
     def _send(
-        self, role: str, tier: TierConfig, prompt: str, agent_id: str | None, started: float
+        self, call: _Call[Any], tier: TierConfig, prompt: str, agent_id: str | None, started: float
     ) -> Completion | None:
         """One provider round trip; a failure is recorded here and comes back as None."""
+        response_format = schemas.response_format(call.role, call.schema) if call.schema is not None else None
         try:
-            return complete(self.clients.get(tier), tier, prompt, BUDGETS[role])
+            return complete(
+                self.clients.get(tier),
+                tier,
+                prompt,
+                BUDGETS[call.role],
+                response_format=response_format,
+                pool=self.clients,
+            )
         except Exception as exc:  # SDK errors, timeouts, connection refused, bad payloads
             self._record(
-                role,
+                call.role,
                 tier,
                 agent_id,
                 started,
                 outcome="provider_error",
-                error=f"{type(exc).__name__}: {exc}"[:500],
+                error=f"{type(exc).__name__}: {exc}"[:480] + self._fallback_note,
             )
             return None
 
@@ -465,6 +522,18 @@ def build_llm(
 ) -> LLM:
     """Convenience for settings-driven callers: resolve the config and build the façade."""
     return LLM(resolve_llm_config(env, configured), recorder=recorder, offline=offline)
+
+
+def _fill_gaps(fields: NoteFields, offline: Callable[[], NoteFields]) -> tuple[NoteFields, list[str]]:
+    """The model's fields with what it left empty or unusable taken from the offline rules."""
+    if not fields.gaps:
+        return fields, []
+    rules = offline()
+    filled = sorted(fields.gaps)
+    updates: dict[str, Any] = {name: getattr(rules, name) for name in filled}
+    if "note_type" in updates and updates["note_type"] != fields.note_type:
+        updates["topics"] = rules.topics if updates["note_type"] == "knowledge" else []
+    return replace(fields, **updates, gaps=frozenset()), filled
 
 
 def _clip(text: str, limit: int) -> str:

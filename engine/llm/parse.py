@@ -4,14 +4,23 @@ Models wrap answers in reasoning blocks, code fences, chat special tokens, polit
 preambles and trailing notes. We strip what we recognise, then try every balanced
 {…}/[…] span in order and keep the first one the role's validator accepts. A validator
 returns None for "not this shape" so drafts like "[0] and [2]" inside prose are skipped.
+
+Only when no strict candidate fits is the reply repaired (json-repair: trailing commas,
+single quotes, bare keys, unclosed brackets). A reply cut off at the token budget first
+loses the value it was cut in, so a half-written fact is never stored as if complete.
+A reply that only repeats the prompt (its example, its instructions, or the schema) is
+not an answer.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import json_repair
 
 from engine.llm.types import (
     CATEGORIES,
@@ -80,13 +89,131 @@ def candidate_values(text: str) -> Iterator[Any]:
             yield value
 
 
-def parse_reply(text: str, validate: Callable[[Any], T | None]) -> T | None:
-    """The first candidate the validator accepts, or None when nothing fits."""
-    for value in candidate_values(text):
-        result = validate(value)
-        if result is not None:
-            return result
+def repaired_values(text: str, *, truncated: bool = False) -> Iterator[Any]:
+    """What json-repair makes of the reply from its first bracket on; the cut value dropped first."""
+    cleaned = clean_reply(text)
+    start = min((i for i in (cleaned.find("{"), cleaned.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        return
+    body = cleaned[start:]
+    if truncated:
+        cut = drop_cut_value(body)
+        if cut is not None:
+            yield from _repaired(cut)
+    yield from _repaired(body)
+
+
+def _repaired(text: str) -> Iterator[Any]:
+    try:
+        value = json_repair.repair_json(text, return_objects=True)
+    except Exception:  # the repairer must never take the write path down with it
+        return
+    if value in ("", None):
+        return
+    yield value
+    if isinstance(value, list):
+        # Several JSON values in one reply come back as a list of them.
+        yield from (item for item in value if isinstance(item, dict))
+
+
+def drop_cut_value(text: str) -> str | None:
+    """``text`` without the value it was cut in (up to the last comma outside a string), or None.
+
+    Only when the text ends inside a string or right after a key: a reply cut between two
+    complete values loses nothing, and json-repair closes its brackets.
+    """
+    in_string = escaped = False
+    last_comma = -1
+    last_token = ""
+    for pos, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char == ",":
+            last_comma = pos
+        if not char.isspace():
+            last_token = char
+    if not (in_string or last_token == ":"):
+        return None
+    return text[:last_comma] if last_comma > 0 else None
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[T]):
+    value: T
+    repaired: bool = False  # found only after json-repair
+
+
+def parse(
+    text: str,
+    validate: Callable[[Any], T | None],
+    *,
+    truncated: bool = False,
+    reject: Callable[[Any], bool] | None = None,
+) -> Parsed[T] | None:
+    """The first candidate the validator accepts (strict ones before repaired ones), or None.
+
+    ``reject`` skips candidates that are not answers (an echo of the prompt, see ``echo_check``).
+    """
+    for repaired, values in ((False, candidate_values(text)), (True, repaired_values(text, truncated=truncated))):
+        for value in values:
+            if reject is not None and reject(value):
+                continue
+            result = validate(value)
+            if result is not None:
+                return Parsed(result, repaired)
     return None
+
+
+def parse_reply(text: str, validate: Callable[[Any], T | None], *, truncated: bool = False) -> T | None:
+    """The parsed value, or None when nothing fits."""
+    parsed = parse(text, validate, truncated=truncated)
+    return None if parsed is None else parsed.value
+
+
+_SCHEMA_KEYS = ("$schema", "properties", "json_schema")
+_ECHO_MIN_CHARS = 24  # shorter phrases ("cannot both be true") are fair to reuse in an answer
+
+
+def echo_check(prompt: str, variables: Iterable[str]) -> Callable[[Any], bool]:
+    """A predicate: does a reply only repeat the prompt rather than answer it?
+
+    Two shapes seen from small models: the JSON schema itself (``{"type": "object",
+    "properties": …}``), and the prompt's own example or instructions copied back. The
+    second is recognised by its text: every string of 24+ characters in the reply occurs in
+    the prompt's fixed wording and none in what was filled in (the user's text, the notes).
+    """
+    filled = [v for v in variables if v]
+
+    def echoed(value: Any) -> bool:
+        if isinstance(value, dict) and (
+            any(key in value for key in _SCHEMA_KEYS) or value.get("type") in ("object", "array")
+        ):
+            return True
+        texts = [t.strip() for t in _strings(value) if len(t.strip()) >= _ECHO_MIN_CHARS]
+        if not texts:
+            return False
+        return all(t in prompt and not any(t in v for v in filled) for t in texts)
+
+    return echoed
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
 
 
 _MISSING = object()
@@ -147,13 +274,54 @@ def _str(value: Any, limit: int = 2000) -> str:
     return value.strip()[:limit] if isinstance(value, str) else ""
 
 
+def _text(value: Any, limit: int = 2000) -> str:
+    """Free text the model may have sent as a list of sentences or as a number."""
+    if isinstance(value, list):
+        value = " ".join(str(v).strip() for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool))
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = str(value)
+    return _str(value, limit)
+
+
+def _label(value: Any) -> str:
+    """An enum value the model may have wrapped in a list; lower-cased."""
+    if isinstance(value, list) and value:
+        value = value[0]
+    return _str(value).lower()
+
+
+def _enum(raw: str, allowed: tuple[str, ...]) -> str | None:
+    """``raw`` matched to an allowed value: exactly (any case), or by a prefix of 4+ letters ("tech")."""
+    for option in allowed:
+        if option.lower() == raw:
+            return option
+    word = re.split(r"[^a-z]+", raw.strip())[0] if raw.strip() else ""
+    if len(word) >= 4:
+        for option in allowed:
+            if option.lower().startswith(word) or word.startswith(option.lower()[:4]):
+                return option
+    return None
+
+
+def _bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "no"):
+        return False
+    return None
+
+
 def _str_list(value: Any, limit: int) -> list[str]:
     if isinstance(value, str):
         value = re.split(r"[,，、;；]", value)
     if not isinstance(value, list):
         return []
     seen: list[str] = []
-    for item in value:
+    for entry in value:
+        # [{"keyword": "x"}, …]: the first text inside
+        item = next((v for v in entry.values() if isinstance(v, str)), None) if isinstance(entry, dict) else entry
         if isinstance(item, (str, int, float)) and not isinstance(item, bool):
             text = str(item).strip().strip("#").strip()
             if text and text.lower() not in (s.lower() for s in seen):
@@ -197,16 +365,28 @@ def validate_note_fields(value: Any) -> NoteFields | None:
         return None
     keywords = _str_list(_get(value, "keywords"), 7)
     tags = _str_list(_get(value, "tags"), 4)
-    context = _str(_get(value, "context"), 400)
+    context = _text(_get(value, "context"), 400)
     if not (keywords or tags or context):
         return None
-    raw_category = _str(_get(value, "category")).lower()
-    category = next((c for c in CATEGORIES if c.lower() == raw_category), "General")
-    raw_type = _str(_get(value, "note_type", "type")).lower()
-    note_type = raw_type if raw_type in NOTE_TYPES else "memory"
+    matched_category = _enum(_label(_get(value, "category")), CATEGORIES)
+    matched_type = _enum(_label(_get(value, "note_type", "type")), NOTE_TYPES)
+    category = matched_category or "General"
+    note_type = matched_type or "memory"
     topics = _str_list(_get(value, "topics"), 5) if note_type == "knowledge" else []
-    raw_conf = _str(_get(value, "confidence")).lower()
-    confidence = raw_conf if raw_conf in CONFIDENCES else "medium"
+    confidence = _confidence(_get(value, "confidence"))
+    # What the model left empty or answered outside the allowed values: the client fills
+    # these from the offline rules rather than storing a blank or a guess.
+    gaps = {
+        name
+        for name, missing in (
+            ("keywords", not keywords),
+            ("tags", not tags),
+            ("context", not context),
+            ("category", matched_category is None),
+            ("note_type", matched_type is None),
+        )
+        if missing
+    }
     return NoteFields(
         keywords=keywords,
         tags=tags,
@@ -217,7 +397,17 @@ def validate_note_fields(value: Any) -> NoteFields | None:
         confidence=confidence,
         importance=_importance(_get(value, "importance")),
         facts=_triples(_get(value, "facts", "triples")),
+        gaps=frozenset(gaps),
     )
+
+
+def _confidence(value: Any) -> str:
+    """high / medium / low; a number in 0–1 (or a percentage) is read as such."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        share = value / 100 if value > 1 else value
+        return "high" if share >= 0.75 else "medium" if share >= 0.4 else "low"
+    raw = _label(value)
+    return raw if raw in CONFIDENCES else "medium"
 
 
 MAX_TRIPLES = 5
@@ -305,6 +495,21 @@ def evolve_validator(neighbours: list[Neighbour]) -> Callable[[Any], EvolveResul
     return validate
 
 
+# The words other memory systems' prompts use (mem0: ADD), which small models repeat.
+CRUD_SYNONYMS = {
+    "ADD": "NEW",
+    "CREATE": "NEW",
+    "INSERT": "NEW",
+    "MODIFY": "UPDATE",
+    "EDIT": "UPDATE",
+    "CHANGE": "UPDATE",
+    "REPLACE": "UPDATE",
+    "REMOVE": "DELETE",
+    "RETIRE": "DELETE",
+    "FORGET": "DELETE",
+}
+
+
 def crud_validator(existing_count: int) -> Callable[[Any], list[CrudOp] | None]:
     def validate(value: Any) -> list[CrudOp] | None:
         items = _list_in(value, "ops", "operations", "memories")
@@ -316,10 +521,11 @@ def crud_validator(existing_count: int) -> Callable[[Any], list[CrudOp] | None]:
         for item in items:
             if not isinstance(item, dict):
                 continue
-            action = _str(_get(item, "action", "op", "event")).upper()
+            raw_action = _label(_get(item, "action", "op", "event")).upper()
+            action = CRUD_SYNONYMS.get(raw_action, raw_action)
             if action not in CRUD_ACTIONS:
                 continue  # NONE and anything unknown
-            fact = _str(_get(item, "fact", "text", "content"), 1000)
+            fact = _text(_get(item, "fact", "text", "content"), 1000)
             idx = _int(_get(item, "existing_idx", "existingIdx", "idx", "index"))
             if idx is not None and not 0 <= idx < existing_count:
                 idx = None
@@ -340,10 +546,10 @@ def crud_validator(existing_count: int) -> Callable[[Any], list[CrudOp] | None]:
 def validate_merge(value: Any) -> MergeDecision | None:
     if not isinstance(value, dict):
         return None
-    flag = _get(value, "should_merge", "shouldMerge", "merge")
-    if not isinstance(flag, bool):
+    flag = _bool(_get(value, "should_merge", "shouldMerge", "merge"))
+    if flag is None:
         return None
-    merged = _str(_get(value, "merged", "merged_content"), 4000)
+    merged = _text(_get(value, "merged", "merged_content"), 4000)
     if flag and not merged:
         return MergeDecision()  # a merge without the merged text is unusable
     return MergeDecision(should_merge=flag, merged=merged if flag else "")
@@ -352,11 +558,11 @@ def validate_merge(value: Any) -> MergeDecision | None:
 def validate_judgement(value: Any) -> Judgement | None:
     if not isinstance(value, dict):
         return None
-    verdict = _str(_get(value, "verdict", "decision", "action", "type")).upper()
+    verdict = _label(_get(value, "verdict", "decision", "action", "type")).upper()
     if verdict not in VERDICTS:
         return None
-    merged = _str(_get(value, "mergedContent", "merged_content", "merged"), 4000)
-    reason = _str(_get(value, "reason"), 500)
+    merged = _text(_get(value, "mergedContent", "merged_content", "merged"), 4000)
+    reason = _text(_get(value, "reason"), 500)
     if verdict in ("EVOLVE", "EXPAND"):
         if not merged:
             return Judgement(verdict="NEW", reason="verdict without merged content")

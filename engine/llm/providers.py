@@ -17,6 +17,7 @@ class Completion:
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
+    truncated: bool = False  # the reply stopped at the token budget (finish_reason length / max_tokens)
 
 
 def token_budget(model: str, budget: int) -> int:
@@ -52,6 +53,8 @@ class ClientPool:
     def __init__(self) -> None:
         self._clients: dict[ClientKey, Any] = {}
         self._lock = threading.Lock()
+        # Endpoints that answered 400 to a `response_format`: asked without one from then on.
+        self.no_schema: set[tuple[str, str]] = set()
 
     def __len__(self) -> int:
         return len(self._clients)
@@ -59,6 +62,7 @@ class ClientPool:
     def clear(self) -> None:
         with self._lock:
             self._clients.clear()
+            self.no_schema.clear()
 
     def get(self, tier: TierConfig) -> Any:
         key: ClientKey = (
@@ -97,11 +101,34 @@ def _build_client(tier: TierConfig) -> Any:
     )
 
 
-def complete(client: Any, tier: TierConfig, prompt: str, budget: int) -> Completion:
-    """Send one single-user-message request; SDK exceptions propagate to the caller."""
-    if tier.provider == "openai":
+def complete(
+    client: Any,
+    tier: TierConfig,
+    prompt: str,
+    budget: int,
+    *,
+    response_format: dict[str, Any] | None = None,
+    pool: ClientPool | None = None,
+) -> Completion:
+    """Send one single-user-message request; SDK exceptions propagate to the caller.
+
+    ``response_format`` (a JSON schema) goes to OpenAI-compatible servers only. A server that
+    rejects it with a 400 is asked again without it, and ``pool`` remembers that endpoint.
+    """
+    if tier.provider != "openai":
+        return _anthropic(client, tier.model, prompt, budget)
+    endpoint = (tier.base_url, tier.model)
+    if response_format is None or (pool is not None and endpoint in pool.no_schema):
         return _openai(client, tier.model, prompt, budget)
-    return _anthropic(client, tier.model, prompt, budget)
+    import openai
+
+    try:
+        return _openai(client, tier.model, prompt, budget, response_format)
+    except openai.BadRequestError:
+        plain = _openai(client, tier.model, prompt, budget)  # a second 400 was not about the schema
+        if pool is not None:
+            pool.no_schema.add(endpoint)
+        return plain
 
 
 def _anthropic(client: Any, model: str, prompt: str, budget: int) -> Completion:
@@ -120,21 +147,28 @@ def _anthropic(client: Any, model: str, prompt: str, budget: int) -> Completion:
         text=text.strip(),
         tokens_in=int(getattr(usage, "input_tokens", 0) or 0),
         tokens_out=int(getattr(usage, "output_tokens", 0) or 0),
+        truncated=getattr(message, "stop_reason", None) == "max_tokens",
     )
 
 
-def _openai(client: Any, model: str, prompt: str, budget: int) -> Completion:
+def _openai(
+    client: Any, model: str, prompt: str, budget: int, response_format: dict[str, Any] | None = None
+) -> Completion:
+    extra: dict[str, Any] = {"response_format": response_format} if response_format is not None else {}
     response = client.chat.completions.create(
         model=model,
         messages=[{"role": "user", "content": prompt}],
         **openai_token_params(model, budget),
+        **extra,
     )
-    text = ""
+    text, finish = "", None
     if response.choices:
         text = response.choices[0].message.content or ""
+        finish = response.choices[0].finish_reason
     usage = getattr(response, "usage", None)
     return Completion(
         text=text.strip(),
         tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
         tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+        truncated=finish == "length",
     )

@@ -46,6 +46,9 @@ class NoteFields:
     # Riding in the same construct call (docs/architecture.md §9): None / () when the model gave none.
     importance: int | None = None
     facts: tuple[FactTriple, ...] = ()
+    # Fields the model left empty or answered outside the allowed values (engine/llm/parse.py);
+    # the client fills them from the offline rules. Not part of the value itself.
+    gaps: frozenset[str] = field(default_factory=frozenset, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

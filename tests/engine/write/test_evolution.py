@@ -118,7 +118,7 @@ def test_evolution_never_sees_notes_the_caller_cannot_read(alice, bob, store, pr
     private = add_episodic("Caroline's kitten Mochi has a secret vet diagnosis.", alice)
     public = add_memory("Caroline adopted a grey kitten called Mochi.", alice, scope="shared").note
     Note.objects.filter(pk=public.pk).update(writers=["alice", "bob"])
-    Link.objects.create(source=public, target=private)
+    Link.objects.get_or_create(source=public, target=private)  # the offline link rule may have made it
     _link_all(provider, public)
     already = len(provider.requests)
     add_memory(NEW, bob)
