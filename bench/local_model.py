@@ -29,7 +29,6 @@ import datetime as dt
 import json
 import os
 import statistics
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -196,7 +195,7 @@ def main() -> None:
         server = LocalModelServer(args.model).start()
         base_url = server.base_url
         print(f"local model server {base_url} ({args.model})", flush=True)
-    results = []
+    results: list[dict] = []
     try:
         for mode in args.modes:
             configure(mode, base_url, args.model, args.timeout)
@@ -228,4 +227,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
