@@ -30,7 +30,7 @@ class LocalModelServer:
         threads: int = 1,
         context_size: int = 4096,
         api_key: str = "",
-        nice: int = 10,
+        nice: int = 0,
         base: Path | None = None,
         log=print,
     ) -> None:
@@ -59,7 +59,8 @@ class LocalModelServer:
         if self.api_key:
             command += ["--api-key", self.api_key]
         if self.nice:
-            # `nice -n`: the server yields the CPU to whatever else runs on a shared machine.
+            # `nice -n` on top of the caller's own niceness (a caller already under `nice`
+            # passes 0: stacked, 10 + 10 is 19, and at 19 a busy machine starves the model).
             command = ["nice", "-n", str(self.nice), *command]
         self.process = subprocess.Popen(
             command,
