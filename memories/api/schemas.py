@@ -123,12 +123,36 @@ class TurnsIn(In):
     sources: list[Label] = []
 
 
+class WriteQuery(Schema):
+    # ?include=cost adds the write's model cost to the answer (docs/api.md).
+    include: Literal["cost"] | None = None
+
+
+class RoleCostOut(Schema):
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    latency_ms: int
+    outcomes: dict[str, int]
+
+
+class CostOut(Schema):
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    latency_ms: int
+    roles: dict[str, RoleCostOut]
+
+
 class MemoryCreatedOut(Schema):
     id: str
     outcome: Literal["created", "duplicate", "folded", "flagged", "conflict"]
     links: list[str]
     similar_to: str | None
     similarity: float | None
+    # Roles the model failed (refused, unreachable, unusable reply), answered by the offline rules.
+    fell_back: list[str]
+    cost: CostOut | None = None
 
 
 class IdOut(Schema):
@@ -204,6 +228,8 @@ class OpOut(Schema):
 class TurnsOut(Schema):
     ops: list[OpOut]
     considered: list[str]
+    fell_back: list[str]
+    cost: CostOut | None = None
 
 
 class ListedNoteOut(NoteFieldsOut):

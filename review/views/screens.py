@@ -25,6 +25,7 @@ from memories.models import CATEGORIES, Agent, JobRun, Link, LlmCall, Note, Note
 from review import access
 from review.views import queues
 from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, note_ids_in, render
+from review.views.model_costs import model_calls
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -91,7 +92,8 @@ def dashboard(request: HtmxRequest) -> HttpResponse:
                 "jobs": sorted(jobs.get(agent_id, {}).values(), key=lambda r: r.job),
             }
         )
-    return render(request, "review/dashboard.html", "agents", {"rows": rows, "days": days})
+    context = {"rows": rows, "days": days, "model": model_calls(ids)}
+    return render(request, "review/dashboard.html", "agents", context)
 
 
 @login_required
