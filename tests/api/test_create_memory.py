@@ -24,7 +24,7 @@ def test_it_creates_a_memory(as_alice, store):
     )
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"id", "outcome", "links", "similar_to", "similarity"}
+    assert set(body) == {"id", "outcome", "links", "similar_to", "similarity", "fell_back"}
     assert (body["outcome"], body["links"], body["similar_to"], body["similarity"]) == ("created", [], None, None)
     note = Note.objects.get(pk=body["id"])
     assert note.content == TEXT and note.owner == "alice"
@@ -44,6 +44,7 @@ def test_the_same_text_again_is_a_duplicate_of_the_first(as_alice, store):
         "links": [],
         "similar_to": first["id"],
         "similarity": 1.0,
+        "fell_back": [],
     }
     assert Note.objects.count() == 1
 
