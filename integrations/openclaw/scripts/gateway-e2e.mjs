@@ -497,7 +497,17 @@ async function main() {
 
   function turn(agent, session, message) {
     const t = Date.now();
-    const out = openclaw("agent", "--agent", agent, "--session-id", session, "--message", message, "--json", "--timeout", "120");
+    const args = ["agent", "--agent", agent, "--session-id", session, "--message", message, "--json", "--timeout", "120"];
+    let out;
+    try {
+      out = openclaw(...args);
+    } catch (err) {
+      // OpenClaw's own SQLite housekeeping can fail a turn on a loaded machine ("Agent database
+      // cleanup failed", before the model is asked): that is not the plugin's doing; try once more.
+      if (!/Agent database cleanup failed/.test(String(err))) throw err;
+      say(`turn ${agent} (${session}): OpenClaw failed its own agent database cleanup; trying the turn once more`);
+      out = openclaw(...args);
+    }
     const json = JSON.parse(out.slice(out.indexOf("{")));
     const text = JSON.stringify(json).match(/"finalAssistantVisibleText":"([^"]*)"/)?.[1] ?? "";
     say(`turn ${agent} (${session}) "${message.slice(0, 60)}" -> "${text}" in ${Date.now() - t} ms`);
