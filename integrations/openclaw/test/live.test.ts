@@ -539,4 +539,17 @@ describe("openclaw amem status", () => {
     assert.match(bad.out, /^⚠ amem: auto-recall is BLOCKED/m);
     assert.match(bad.out, /^⚠ amem: auto-capture is BLOCKED/m);
   });
+
+  it("openclaw amem search answers as the agent's memory_search would", async () => {
+    const rec = await gatewayPlugin();
+    await call(rec, "memory_add", { text: "The CLI test note: the boiler is serviced every October." }, { agentId: "cli" });
+    const found = await eventually(
+      () => rec.runCli(["amem", "search"], "when is the boiler serviced", { agent: "cli" }),
+      (r) => /boiler is serviced every October/.test(r.out),
+    );
+    assert.equal(found.code, 0);
+    assert.match(found.out, /^Found \d+ memories:\n1\. The CLI test note/);
+    const other = await rec.runCli(["amem", "search"], "when is the boiler serviced", { agent: "someone-else" });
+    assert.doesNotMatch(other.out, /boiler/);
+  });
 });

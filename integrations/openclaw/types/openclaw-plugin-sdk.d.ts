@@ -198,6 +198,7 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
   interface Command {
     command(nameAndArgs: string): Command;
     description(str: string): Command;
+    option(flags: string, description?: string): Command;
     action(fn: (...args: any[]) => void | Promise<void>): Command;
   }
 

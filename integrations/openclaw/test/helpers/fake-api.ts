@@ -12,8 +12,11 @@ type CliRegistrar = Parameters<OpenClawPluginApi["registerCli"]>[0];
 /** Enough of commander's Command to record a plugin's commands and run one. */
 class FakeCommand {
   readonly children = new Map<string, FakeCommand>();
-  run?: () => void | Promise<void>;
+  run?: (...args: unknown[]) => void | Promise<void>;
   text = "";
+  option(): FakeCommand {
+    return this;
+  }
   command(name: string): FakeCommand {
     const child = new FakeCommand();
     this.children.set(name.split(" ")[0], child);
@@ -23,7 +26,7 @@ class FakeCommand {
     this.text = text;
     return this;
   }
-  action(fn: () => void | Promise<void>): FakeCommand {
+  action(fn: (...args: unknown[]) => void | Promise<void>): FakeCommand {
     this.run = fn;
     return this;
   }
@@ -43,7 +46,7 @@ export type Recorded = {
   startServices: () => Promise<void>;
   clis: { registrar: CliRegistrar; descriptors?: readonly { name: string; description: string }[] }[];
   /** Run a registered CLI command (e.g. ["amem", "status"]) as OpenClaw would; its stdout and exit code. */
-  runCli: (path: string[]) => Promise<{ out: string; code: number }>;
+  runCli: (path: string[], ...args: unknown[]) => Promise<{ out: string; code: number }>;
   tools: (ctx?: { agentId?: string; sessionKey?: string; sessionId?: string }) => Map<string, AnyAgentTool>;
 };
 
@@ -117,7 +120,7 @@ export function fakeApi(options: {
     services,
     capabilities,
     clis,
-    runCli: async (path) => {
+    runCli: async (path, ...args) => {
       const program = new FakeCommand();
       for (const { registrar } of clis) {
         await registrar({ program, parentPath: [], config: api.config, logger: api.logger } as never);
@@ -134,7 +137,7 @@ export function fakeApi(options: {
         return true;
       }) as typeof process.stdout.write;
       try {
-        await node.run();
+        await node.run(...args);
       } finally {
         process.stdout.write = write;
       }
