@@ -49,7 +49,7 @@ export function registerStatusCli(api: OpenClawPluginApi, pluginId: string): voi
           const tool = toolsFor(state, { agentId: options?.agent || "main" }).find((t) => t.name === "memory_search")!;
           try {
             const out = await tool.execute("cli", { query });
-            process.stdout.write(`${out.content.map((c) => c.text).join("\n")}\n`);
+            process.stdout.write(`${out.content.map((c) => ("text" in c ? c.text : "")).join("\n")}\n`);
           } catch (err) {
             process.stdout.write(`amem: ${err instanceof Error ? err.message : String(err)}\n`);
             process.exitCode = 1;
