@@ -12,8 +12,8 @@ same 404, so the API never tells whether a note exists.
 
 from __future__ import annotations
 
+import functools
 import time
-from contextlib import nullcontext
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -154,11 +154,20 @@ def create_conversation(request: HttpRequest, body: ConversationIn):
         Turn(t.text, session=t.session, source=t.source, occurred_at=t.occurred_at, subjects=t.subjects)
         for t in body.turns
     ]
-    # A long conversation is heavy: a slot of its own or 429/503, and a deadline (memories/heavy.py).
-    fair = heavy.slot(agent.pk) if heavy.is_heavy_conversation(len(turns)) else nullcontext()
-    with fair:
-        deadline = time.monotonic() + settings.AMEM_HEAVY_DEADLINE
-        stored = add_conversation(agent, turns, scope=body.scope, link_adjacent=body.link_adjacent, deadline=deadline)
+    store = functools.partial(
+        add_conversation,
+        agent,
+        turns,
+        scope=body.scope,
+        link_adjacent=body.link_adjacent,
+        deadline=time.monotonic() + settings.AMEM_HEAVY_DEADLINE,
+    )
+    if heavy.is_heavy_conversation(len(turns)):
+        # A long conversation is heavy: a slot or 429/503, a lower CPU priority (memories/heavy.py).
+        with heavy.slot(agent.pk):
+            stored = heavy.at_low_priority(store)
+    else:
+        stored = store()
     return {
         "ids": [str(n.pk) for n in stored.notes],
         "skipped": [{"position": s.position, "reason": s.reason} for s in stored.skipped],
@@ -256,7 +265,7 @@ def _job(agent: Agent, job: str) -> dict:
     # The caller asked for it now: no idle gate, no "wrote since the last run" check. The job
     # itself decides which notes are the agent's own (consolidation: agent_id; quality: owner).
     with heavy.slot(agent.pk):
-        row = runner.run_step(job, agent)
+        row = heavy.at_low_priority(runner.run_step, job, agent)
     return {"job": job, "outcome": row.outcome, "counts": dict(row.counts), "detail": row.detail}
 
 
