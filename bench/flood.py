@@ -91,6 +91,7 @@ def main() -> int:
             for n in range(args.conversations)
         ]
         flooder: Counter = Counter()
+        failures: Counter = Counter()  # the detail of each 5xx the flooder got
         lock = threading.Lock()
 
         def send(n: int) -> None:
@@ -98,6 +99,8 @@ def main() -> int:
                 answer = server.call("POST", "/api/v1/conversations", bodies[n], timeout=900)
                 with lock:
                     flooder[answer.status] += 1
+                    if answer.status >= 500:
+                        failures[str(answer.body)[:200]] += 1
                 if answer.status not in (429, 503):
                     return
                 time.sleep(float(answer.headers.get("Retry-After", "1")))
@@ -133,6 +136,7 @@ def main() -> int:
         "turns_stored": stored,
         "turns_sent": args.conversations * args.turns,
         "server_errors": errors,
+        "server_error_details": dict(failures),
     }
     print(json.dumps(report, indent=2, default=str))
     return 1 if errors or flood_p95 > 2 * idle_p95 else 0

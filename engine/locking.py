@@ -12,7 +12,8 @@ keep that away from clients:
 * **Bookkeeping never waits.** Heat bumps and the indexer's "indexed" marks touch rows that
   writes also lock; they take only the rows free right now, in id order
   (``free_rows``), and leave the others for the next search or the next drain round.
-  A transaction that never waits can never close a deadlock cycle.
+  A transaction that never waits can never close a deadlock cycle. On SQLite a heat bump
+  waits for the write lock only ``briefly``, then skips.
 * **What is left, retried.** A deadlock or serialization failure rolls the whole
   transaction back, so an operation that is one transaction can simply run again
   (``retry_on_conflict``); a client never sees it.
@@ -20,15 +21,16 @@ keep that away from clients:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import ParamSpec, TypeVar
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, OperationalError, connection
 from django.db.models import Model, QuerySet
 
 log = logging.getLogger("engine.locking")
@@ -89,6 +91,32 @@ def hold_keys(keys: Iterable[tuple[str, ...]]) -> None:
     if numbers:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(k) FROM unnest(%s::bigint[]) AS k ORDER BY k", [numbers])
+
+
+@contextlib.contextmanager
+def briefly(ms: int = 50) -> Iterator[None]:
+    """On SQLite, wait at most ``ms`` for the database's write lock ("database is locked" after).
+
+    SQLite has no row locks to skip: a bookkeeping write would queue behind a whole write
+    transaction (a 1,000-turn conversation) for up to the 20 s busy timeout. Inside a
+    caller's transaction the lock is already held, and PostgreSQL uses ``free_rows``.
+    """
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        yield
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    before = raw.execute("PRAGMA busy_timeout").fetchone()[0]
+    raw.execute(f"PRAGMA busy_timeout = {int(ms)}")
+    try:
+        yield
+    finally:
+        raw.execute(f"PRAGMA busy_timeout = {int(before)}")
+
+
+def is_busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked": another transaction holds the write lock."""
+    return isinstance(exc, OperationalError) and "database is locked" in str(exc)
 
 
 def free_rows(rows: QuerySet[M]) -> QuerySet[M]:

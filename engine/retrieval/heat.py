@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 from typing import Protocol
 
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.db.models import F
 
 from engine import locking
@@ -85,11 +85,16 @@ def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
     """Count one retrieval of these notes (a search's returned matches).
 
     A note another transaction holds locked at this instant (a write folding into it, the
-    indexer marking it) is not counted this time: heat only breaks ties, while a bump that
+    indexer marking it; on SQLite, any write transaction longer than a moment) is not counted this time: heat only breaks ties, while a bump that
     waited for locks could deadlock with another search's bump and fail the search
     (engine/locking.py).
     """
-    with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
-        free = list(locking.free_rows(Note.objects.filter(pk__in=note_ids)).values_list("pk", flat=True))
-        if free:
-            Note.objects.filter(pk__in=free).update(retrieval_count=F("retrieval_count") + 1, last_accessed=now)
+    try:
+        with locking.briefly(), transaction.atomic(savepoint=False):  # in a caller's transaction: no savepoint
+            free = list(locking.free_rows(Note.objects.filter(pk__in=note_ids)).values_list("pk", flat=True))
+            if free:
+                Note.objects.filter(pk__in=free).update(retrieval_count=F("retrieval_count") + 1, last_accessed=now)
+    except OperationalError as exc:
+        if not locking.is_busy(exc):
+            raise
+        # SQLite: a long write holds the database; this retrieval goes uncounted, the search answers.
