@@ -13,32 +13,23 @@ first takes a slot, without waiting:
 Refused requests have written nothing; the client retries after Retry-After. The counts are
 per process (one web process serves the embedded index, docs/deploy.md).
 
-A heavy request that got its slot runs its work in a thread of its own at a lower CPU
-priority (``at_low_priority``; on Linux, nice is per thread): when the cores are busy, the
-scheduler serves the other agents' searches first.
+Heavy work is not run at a lower CPU priority: tried (a niced thread per heavy request), it
+starved on an oversubscribed machine (no 1,000-turn conversation stored in 15 minutes at load
+50, each one refused at its deadline and sent again), docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import ParamSpec, TypeVar
 
 from django.conf import settings
-from django.db import connections
 
 from engine.errors import Busy
 
 RETRY_AFTER_S = 5
-NICE = 10  # how much lower a heavy request's thread runs (0 = like every other thread, 19 = lowest)
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 _lock = threading.Lock()
 _running: Counter[str] = Counter()
@@ -68,31 +59,3 @@ def slot(agent_id: str) -> Iterator[None]:
 
 def is_heavy_conversation(turns: int) -> bool:
     return turns > settings.AMEM_HEAVY_TURNS
-
-
-def at_low_priority(func: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """``func(*args, **kwargs)`` in a new thread niced by NICE (Linux), waited for; its result or its error.
-
-    A thread of its own because a thread cannot raise its priority back without privileges:
-    the request thread itself stays as it was. Its database connections close with it.
-    """
-    outcome: dict[str, object] = {}
-
-    def run() -> None:
-        if sys.platform == "linux":
-            me = threading.get_native_id()
-            with contextlib.suppress(OSError):  # NICE below the thread it started from (which it inherits)
-                os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + NICE))
-        try:
-            outcome["value"] = func(*args, **kwargs)
-        except BaseException as exc:  # handed to the request thread, which raises it
-            outcome["error"] = exc
-        finally:
-            connections.close_all()
-
-    worker = threading.Thread(target=run, name="amem-heavy", daemon=True)
-    worker.start()
-    worker.join()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
-    return outcome["value"]  # type: ignore[return-value]

@@ -163,9 +163,9 @@ def create_conversation(request: HttpRequest, body: ConversationIn):
         deadline=time.monotonic() + settings.AMEM_HEAVY_DEADLINE,
     )
     if heavy.is_heavy_conversation(len(turns)):
-        # A long conversation is heavy: a slot or 429/503, a lower CPU priority (memories/heavy.py).
+        # A long conversation is heavy: a slot or 429/503 (memories/heavy.py).
         with heavy.slot(agent.pk):
-            stored = heavy.at_low_priority(store)
+            stored = store()
     else:
         stored = store()
     return {
@@ -265,7 +265,7 @@ def _job(agent: Agent, job: str) -> dict:
     # The caller asked for it now: no idle gate, no "wrote since the last run" check. The job
     # itself decides which notes are the agent's own (consolidation: agent_id; quality: owner).
     with heavy.slot(agent.pk):
-        row = heavy.at_low_priority(runner.run_step, job, agent)
+        row = runner.run_step(job, agent)
     return {"job": job, "outcome": row.outcome, "counts": dict(row.counts), "detail": row.detail}
 
 

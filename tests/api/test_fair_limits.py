@@ -96,31 +96,3 @@ def test_hsts_is_sent_over_https(client, db, settings):
     settings.SECURE_HSTS_SECONDS = 31_536_000
     answer = client.get("/healthz", secure=True)
     assert answer["Strict-Transport-Security"] == "max-age=31536000"
-
-
-def test_heavy_work_runs_in_a_thread_of_its_own_at_a_lower_priority():
-    def work(x: int) -> tuple[int, int, int]:
-        import os
-        import threading
-
-        me = threading.get_native_id()
-        return x * 2, me, os.getpriority(os.PRIO_PROCESS, me)
-
-    import os
-    import sys
-    import threading
-
-    doubled, thread_id, nice = heavy.at_low_priority(work, 21)
-    assert doubled == 42 and thread_id != threading.get_native_id()
-    if sys.platform == "linux":
-        here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        assert nice == min(19, here + heavy.NICE)
-        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here  # the caller is unchanged
-
-
-def test_heavy_works_errors_reach_the_caller():
-    def fail() -> None:
-        raise Busy("took too long", retry_after=30)
-
-    with pytest.raises(Busy):
-        heavy.at_low_priority(fail)
