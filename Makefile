@@ -69,7 +69,8 @@ test-openclaw: install
 	cd integrations/openclaw && npm ci --no-audit --no-fund && AMEM_PYTHON=$(abspath $(PY)) npm test
 
 # The plugin inside a real OpenClaw gateway (not part of make test): the first run downloads Node 24
-# and openclaw from the npm registry into $$TMPDIR/amem-openclaw-e2e (about 840 MB on disk, 30 s); then about 65 s.
+# and openclaw from the npm registry into $$TMPDIR/amem-openclaw-e2e (about 840 MB on disk, 30 s); each pass
+# installs the plugin as its README says and runs two agents (minutes on a quiet machine, far more when loaded).
 # A fake model provider, no other network. See "A real gateway run" in integrations/openclaw/README.md.
 test-openclaw-gateway: install
 	cd integrations/openclaw && npm ci --no-audit --no-fund

@@ -280,7 +280,7 @@ async function main() {
     AMEM_API_KEY: amem.key,
     NO_COLOR: "1",
   });
-  const openclaw = (...args) => run(tools.node, [tools.openclaw, ...args], { env: ocEnv, cwd: workspaces.main, timeout: 180_000 });
+  const openclaw = (...args) => run(tools.node, [tools.openclaw, ...args], { env: ocEnv, cwd: workspaces.main, timeout: 400_000 });
   /** Like `openclaw`, but a non-zero exit is an answer, not an error. */
   const openclawStatus = (...args) => {
     try {
@@ -497,7 +497,7 @@ async function main() {
 
   function turn(agent, session, message) {
     const t = Date.now();
-    const args = ["agent", "--agent", agent, "--session-id", session, "--message", message, "--json", "--timeout", "120"];
+    const args = ["agent", "--agent", agent, "--session-id", session, "--message", message, "--json", "--timeout", "300"];
     let out;
     try {
       out = openclaw(...args);
@@ -519,7 +519,8 @@ async function main() {
       env: ocEnv,
       cwd: workspaces.main,
     });
-    await waitUntil(`${name} ready`, () => /\[gateway\] ready/.test(proc.read()), 180_000, proc);
+    // Generous: on a loaded 2-core machine the gateway has taken over 3 minutes to get ready.
+    await waitUntil(`${name} ready`, () => /\[gateway\] ready/.test(proc.read()), 600_000, proc);
     await waitUntil(`${name}: amem start-up check`, () => /amem: (reachable at|start-up check failed)/.test(proc.read()), 30_000, proc);
     return proc;
   }
