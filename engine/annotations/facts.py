@@ -178,6 +178,17 @@ def record_from_notes(agent: Agent, found: Sequence[tuple[Note, Sequence[Triple]
     return [_record(agent, triple, note.created_at, [str(note.pk)], origin) for note, triple in checked]
 
 
+def replaced_by(made: Iterable[Fact]) -> list[tuple[Fact, Fact]]:
+    """(a fact just recorded, a fact it contradicts): each older fact it closed, and the newer
+    fact that closes it when it was told late."""
+    found: list[tuple[Fact, Fact]] = []
+    for fact in made:
+        found += [(fact, old) for old in Fact.objects.filter(superseded_by=fact).order_by("-valid_from", "-pk")]
+        if fact.superseded_by is not None:
+            found.append((fact, fact.superseded_by))
+    return found
+
+
 def valid_at(as_of: dt.datetime | None) -> Q:
     if as_of is None:
         return Q(invalid_at__isnull=True)

@@ -248,12 +248,17 @@ def _merge(
     op: str,
     group: str,
     loser_changes: dict,
+    winner_changes: Callable[[Note], dict] | None = None,
     pair: tuple[dict, dict] | None = None,
     also: Callable[[], None] | None = None,
     text: str | None = None,
 ) -> None:
     """Merge ``loser`` into ``winner`` through the engine's one merge routine (links re-pointed,
-    counters summed, one event group); call outside a transaction (the plan may ask the LLM)."""
+    counters summed, one event group); call outside a transaction (the plan may ask the LLM).
+
+    ``winner_changes`` (given the merged winner) are further fields set on the winner in the
+    same transaction and event group, after the merge (a decided conflict clears its flags).
+    """
     if not winner.is_active or not loser.is_active:
         raise ReviewError("Both notes must be active to merge them.")
     agent, plan = _merge_plan(winner, loser, text)
@@ -270,6 +275,9 @@ def _merge(
         )
         if merged is None:
             raise ReviewError("The kept note changed meanwhile; reload and try again.")
+        changes = winner_changes(merged) if winner_changes is not None else {}
+        if changes:
+            _change(merged.pk, changes, actor=actor_for(user), op=op, group=group)
 
 
 def merge_pending(
@@ -358,7 +366,12 @@ def resolve_conflict(
     pair: ConflictPair, choice: str, user, *, group: str | None = None, text: str | None = None
 ) -> None:
     """keep_a / keep_b (retire the other), keep_both, or merge (B folded into A, with the
-    reviewer's edited ``text`` if any, else the previewed text)."""
+    reviewer's edited ``text`` if any, else the previewed text; A keeps its category).
+
+    A merge clears the conflict's flags on both notes.
+    """
+    if text is not None and choice != "merge":
+        raise ReviewError("An edited text goes with a merge only.", status=422)
     if choice not in CONFLICT_CHOICES:
         raise ReviewError(f"Unknown decision {choice!r}; choose one of {', '.join(CONFLICT_CHOICES)}.", status=422)
     if pair.status != ConflictPair.OPEN:
@@ -387,6 +400,7 @@ def resolve_conflict(
             op="conflict_merge",
             group=group,
             loser_changes=loser_changes,
+            winner_changes=lambda merged: _conflict_changes(merged, pair),
             pair=states,
             also=save_pair,
             text=text,

@@ -1,138 +1,125 @@
-"""Rules that spot two near-identical texts disagreeing, so a fold never glues them together.
+"""Rules that tell when a newer note contradicts an older one, without a model.
 
-The L2 fold merges texts at cosine ≥ 0.85, and near-identical wording often says opposite
-things: "Mia is 7" / "Mia just turned 9" (cos ≈ 0.9), "Alex likes tea" / "Alex no longer
-likes tea". Offline, the fold kept both sentences in one note (issue 14); a reader could not
-tell which held. These rules run before a fold in every mode: when they fire, the new text
-is stored as its own note and the pair is opened as a conflict for review
-(engine/annotations/conflicts.py), as the pending-merge job does for a CONFLICT verdict.
+They run on every write against the notes the write already looked up (the note it
+resembles and its link candidates, engine/write/pipeline.py), in the offline stand-ins of
+the merge and evolution judges (engine/llm/offline.py), and never fold two notes they call
+contradictory. Measured on the labelled pairs of ``python -m bench.curation``
+(docs/benchmarks.md): an earlier version fired on any negation or any number that differed
+and opened four false alarms for each real contradiction on ordinary notes.
 
-They are deliberately simple and lean towards "conflict": a false alarm costs a reviewer
-a click, a false merge loses which fact is current.
+Both notes are read as statements (engine/llm/statements.py), and only statements about
+the same subject can contradict ("I" is the turn's speaker or the agent's user; "Ana's
+brother" is not Ana). Then, first rule that holds wins:
+
+* ``slot <name>``: a single-valued slot (where someone lives, works, their job, age,
+  birthday, relationship status) holds two different values, or the newer note says the
+  subject left the older value ("left Farfetch", "no longer works at Farfetch"). The tool
+  slot counts only when the newer note announces a change ("switched from Vim to Emacs").
+* ``negation``: one note negates what the other states: the negated note's content words,
+  negation removed, all occur in the other ("Alex doesn't like tea" / "Alex likes tea";
+  not "Sam struggles with cravings for soda" / "Sam still enjoys soda").
+* ``number``: the same statement with different numbers or dates (PostgreSQL 15 / 16; the
+  meeting on Tuesday / Thursday); two past events ("ran 5 km on Monday" / "ran 10 km on
+  Saturday") may differ unless the newer note says something was moved.
+* ``change``: the newer note announces a change ("now", "switched", "现在") of a state verb both
+  notes use, with a different object ("studies medicine" / "now studies law").
 """
 
 from __future__ import annotations
 
-import calendar
-import re
+from engine.llm.statements import USER, Statement, read
 
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-# Month and day names (English, from the standard library) count as dates.
-_MONTHS = [name.lower() for name in (*calendar.month_name, *calendar.day_name) if name]
-# Said of a state that changed or does not hold. "now" alone marks a change when the other
-# text lacks it ("Alex now lives in Lyon" against "Alex lives in Paris").
-_NEGATIONS = re.compile(
-    r"\b(?:not|never|no longer|no more|anymore|any more|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
-    r"won't|can't|cannot|hasn't|haven't|stopped|quit|gave up)\b|n't\b|不再|不是|没有|不|没|别|已经不",
-    re.IGNORECASE,
-)
-_CHANGES = re.compile(
-    r"\b(?:now|no longer|stopped|anymore|used to|switched|moved|changed|instead)\b|现在|如今|改为|搬到|不再",
-    re.IGNORECASE,
-)
-
-
-def _numbers(text: str) -> set[str]:
-    found = set(re.findall(r"\d+(?:[.,:/]\d+)*", text))
-    lowered = [w.lower() for w in _WORD.findall(text)]
-    found |= {str(_NUMBER_WORDS[w]) for w in lowered if w in _NUMBER_WORDS}
-    found |= {w for w in lowered if w in _MONTHS}
-    return found
-
-
-# Words that open a sentence without saying what it is about.
-_OPENERS = frozenset(
+# Verbs (stems) of lasting states: a change announced on one of these replaces the old object.
+STATE_VERBS = frozenset(
     [
-        "the",
-        "a",
-        "an",
-        "this",
-        "that",
-        "these",
-        "those",
-        "my",
-        "our",
-        "your",
-        "his",
-        "her",
-        "their",
-        "its",
-        "i",
-        "we",
-        "you",
-        "he",
-        "she",
-        "they",
-        "it",
-        "there",
-        "here",
-        "so",
-        "and",
-        "but",
-        "also",
-        "then",
-        "well",
-        "oh",
-        "yes",
-        "no",
+        "live",
+        "work",
+        "use",
+        "studi",
+        "drive",
+        "play",
+        "eat",
+        "drink",
+        "own",
+        "like",
+        "love",
+        "prefer",
+        "speak",
+        "teach",
+        "wear",
+        "read",
+        "smoke",
+        "ride",
+        "cycl",
+        "attend",
+        "date",
+        "run",
+        "train",
+        "practic",
+        "cook",
+        "bake",
+        "write",
     ]
+) | frozenset(
+    ["住", "工作", "上班", "用", "使用", "学", "学习", "吃", "喝", "养", "喜欢", "开", "骑", "读", "抽", "玩", "练"]
 )
 
 
-def subject(text: str) -> str:
-    """The first word that names something — "mia" in "Mia is 7", "staging" in "The staging
-    database …": a cheap stand-in for the sentence's subject. Two texts about different
-    things ("staging" / "production" database, PostgreSQL 16 / 15) do not contradict."""
-    for word in _WORD.findall(text):
-        if word.lower() not in _OPENERS:
-            return word.lower()
-    return ""
+def contradiction(old: str, new: str, *, old_me: str = USER, new_me: str = USER) -> str | None:
+    """Why ``new`` contradicts ``old`` (the reason a reviewer reads, its rule first), or None.
 
-
-def contradiction(old: str, new: str) -> str | None:
-    """Why ``new`` may contradict ``old`` (a reason for the reviewer), or None.
-
-    Only texts about the same subject can contradict each other.
+    ``old_me`` / ``new_me``: who "I" is in each text when it names no speaker (a note's
+    only subject, else the agent's user).
     """
-    if subject(old) != subject(new):
+    a, b = read(old, me=old_me), read(new, me=new_me)
+    if not a.subject or a.subject != b.subject:
         return None
-    old_numbers, new_numbers = _numbers(old), _numbers(new)
-    # Each side has a number the other lacks: 7 / 9. A number only added is detail: 16 / 16 and 64.
-    if old_numbers - new_numbers and new_numbers - old_numbers:
-        return f"different numbers or dates: {', '.join(sorted(old_numbers))} / {', '.join(sorted(new_numbers))}"
-    if bool(_NEGATIONS.search(old)) != bool(_NEGATIONS.search(new)):
-        return "one text negates what the other states"
-    old_change, new_change = _CHANGES.search(old), _CHANGES.search(new)
-    if new_change and not old_change:
-        return f'the new text says something changed ("{new_change.group(0)}")'
-    if old_change and not new_change:
-        return f'the texts disagree on a change ("{old_change.group(0)}")'
+    return _slots(a, b) or _negation(a, b) or _numbers(a, b) or _change(a, b)
+
+
+def _differ(x: str, y: str) -> bool:
+    return x != y and x not in y and y not in x
+
+
+def _slots(a: Statement, b: Statement) -> str | None:
+    for slot, old_value in a.slots.items():
+        new_value = b.slots.get(slot)
+        if new_value is not None and _differ(old_value, new_value):
+            if slot in ("tool",) and not (b.change or b.left):
+                continue
+            return f"slot {slot}: {a.subject} {old_value} → {new_value}"
+        left = b.left.get(slot)
+        if left is not None and not _differ(old_value, left):
+            return f"slot {slot}: {a.subject} left {left}"
+    return None
+
+
+def _negation(a: Statement, b: Statement) -> str | None:
+    if a.negated == b.negated:
+        return None
+    negated, stated = (a, b) if a.negated else (b, a)
+    if negated.words and negated.words <= stated.words:
+        return f"negation: {b.subject} {'no longer' if b.negated else 'now'} {' '.join(sorted(negated.words))}"
+    return None
+
+
+def _numbers(a: Statement, b: Statement) -> str | None:
+    old, new = set(a.numbers), set(b.numbers)
+    if not (old - new and new - old):
+        return None  # a number only added is detail: "PostgreSQL 16" / "PostgreSQL 16 with 64 GB"
+    if (a.event or b.event) and not b.change:
+        return None
+    shared = a.words & b.words
+    union = a.words | b.words
+    if union and (not shared or len(shared) / len(union) < 0.5):
+        return None  # the same words around the numbers, or none at all ("The meeting is on Monday")
+    return f"number: {', '.join(a.numbers)} → {', '.join(b.numbers)}"
+
+
+def _change(a: Statement, b: Statement) -> str | None:
+    if not b.change or a.change:
+        return None
+    verbs = a.words & b.words & STATE_VERBS
+    if verbs and a.words - b.words and b.words - a.words:
+        return f'change: "{b.change}" {"/".join(sorted(verbs))}: {" ".join(sorted(a.words - b.words))} → {" ".join(sorted(b.words - a.words))}'
     return None

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from engine.llm.contradiction_rules import contradiction
+from engine.llm.same_statement import near_duplicate
 from engine.llm.types import (
     Candidate,
     ConflictFinding,
@@ -361,23 +362,21 @@ class OfflineRules:
         return ops
 
     def should_merge(self, a: str, b: str) -> MergeDecision:
-        if contradiction(a, b) is not None:
-            return MergeDecision(should_merge=False)  # a fold must never mix facts
+        # Only the same statement merges without a person (engine/llm/same_statement.py): a fold
+        # must never mix facts, and "similar" is not "the same" without reading comprehension.
+        if not near_duplicate(a, b):
+            return MergeDecision(should_merge=False)
         return MergeDecision(should_merge=True, merged=keep_both(a, b))
 
     def evolution_judge(self, old: str, new: str) -> Judgement:
-        vectors = self._vectors([old, new])
-        similarity = float(vectors[0] @ vectors[1])
         disagreement = contradiction(old, new)
         if disagreement is not None:
             return Judgement(verdict="CONFLICT", reason=f"offline: {disagreement}")
-        if similarity >= NEAR_DUPLICATE:
-            return Judgement(
-                verdict="EXPAND",
-                merged_content=keep_both(old, new),
-                reason=f"offline: cosine {similarity:.2f}, both sentences kept",
-            )
-        return Judgement(verdict="NEW", reason=f"offline: cosine {similarity:.2f}")
+        if near_duplicate(old, new):
+            return Judgement(verdict="EXPAND", merged_content=keep_both(old, new), reason="offline: the same statement")
+        # NEW from the offline judge means "cannot tell": the pending-merge job leaves the
+        # note for a person (engine/maintenance/pending.py).
+        return Judgement(verdict="NEW", reason="offline: not the same statement; a person decides")
 
     def conflict_scan(self, texts: list[str]) -> list[ConflictFinding]:
         return []  # contradictions need reading comprehension; the sweep reports unavailable
@@ -489,15 +488,21 @@ def keep_both(a: str, b: str) -> str:
     A sentence of B adds nothing when its content words (no stop words, no reporting verbs)
     all occur in A already — the same sentence again, or reworded (issue 14: an offline fold
     once produced "Alex enjoyed a wine bar in Neukölln. Alex recommended a wine bar in
-    Neukölln. Alex mentioned …"). Each distinct fact is kept once.
+    Neukölln. Alex mentioned …"). Each distinct fact is kept once, and a sentence of B that a
+    sentence of A contradicts is left out: the merged text never says both.
     """
     a_clean = " ".join(a.split())
-    seen = {_norm(s) for s in sentences(a_clean)}
+    kept = sentences(a_clean)
+    seen = {_norm(s) for s in kept}
     known = _content_words(a_clean)
     extra: list[str] = []
     for sentence in sentences(b):
         words = _content_words(sentence)
         if _norm(sentence) in seen or (words and words <= known):
+            continue
+        # A sentence of B that A's sentences contradict is dropped: A is the note kept, and the
+        # merged text must never say both ("Ana no longer works at Farfetch. Ana works at Farfetch.").
+        if any(contradiction(sentence, mine) or contradiction(mine, sentence) for mine in kept):
             continue
         extra.append(sentence)
         seen.add(_norm(sentence))

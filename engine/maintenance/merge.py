@@ -15,10 +15,9 @@ transaction; ``apply`` re-checks that neither note changed meanwhile.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -28,6 +27,7 @@ from engine.config import get_config
 from engine.errors import AmemError
 from engine.index_sync import outbox
 from engine.llm.offline import keep_both
+from engine.llm.types import NoteFields
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from engine.text import check_content, normalise
@@ -68,6 +68,7 @@ def plan(step: Step, winner: Note, loser: Note, merged_text: str, *, verdict: st
         fields, ok = step.llm("construct", lambda: construct(checked.text, step.agent.pk, note_type=winner.note_type))
         if not ok:
             return None
+        fields = keep_category(fields, winner)
         vector = recipe_vectors([(checked.text, fields)])[0]
         fold = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
     return MergePlan(fold, loser, loser.revision, verdict)
@@ -92,13 +93,16 @@ def decided_text(winner: Note, loser: Note) -> str:
     ).text
 
 
-def plan_decided(agent: Agent, winner: Note, loser: Note, text: str | None = None) -> MergePlan:
-    """The merge a person decided on (review app), writing exactly the text they saw and approved:
-    ``text`` when they edited it, else ``decided_text`` — what the card previewed.
+def keep_category(fields: NoteFields, winner: Note) -> NoteFields:
+    """A merge keeps the kept note's category: the merged text is that note's, grown."""
+    return replace(fields, category=winner.category)
 
-    The winner keeps its category: the person decided which note stays, and a category
-    re-guessed from the merged words would change it behind their back.
-    Raises AmemError when that text cannot be stored.
+
+def plan_decided(agent: Agent, winner: Note, loser: Note, text: str | None = None) -> MergePlan:
+    """The merge a person decided on (review app), writing exactly ``text`` when the reviewer
+    edited it, else ``decided_text`` — what the card previewed. The winner keeps its category.
+
+    Raises AmemError when that text cannot be stored (empty, too short, too long).
     """
     cfg = get_config()
     wanted = decided_text(winner, loser) if text is None else text
@@ -106,9 +110,7 @@ def plan_decided(agent: Agent, winner: Note, loser: Note, text: str | None = Non
     if normalise(checked.text) == normalise(winner.content):
         fold = FoldPlan(winner, winner.revision, loser.content, winner.content, winner.ephemeral)
     else:
-        fields = dataclasses.replace(
-            construct(checked.text, agent.pk, note_type=winner.note_type), category=winner.category
-        )
+        fields = keep_category(construct(checked.text, agent.pk, note_type=winner.note_type), winner)
         vector = recipe_vectors([(checked.text, fields)])[0]
         fold = FoldPlan(winner, winner.revision, loser.content, checked.text, checked.ephemeral, fields, vector)
     return MergePlan(fold, loser, loser.revision, "")

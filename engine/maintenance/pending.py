@@ -14,8 +14,10 @@ The evolution judge (strong tier) decides, old = candidate, new = flagged note:
 * NEW: a distinct memory after all; the pending flag is cleared.
 
 A failed model call changes nothing (the note stays pending for the next run).
-Offline (provider ``none``) the judge is a rule: EXPAND, keeping both sentences,
-when the two texts embed at cosine ≥ 0.9, otherwise NEW.
+Offline (provider ``none``) the judge is a rule: CONFLICT when the contradiction rules
+fire, EXPAND (keeping both sentences) when the two texts are the same statement
+(engine/llm/same_statement.py); otherwise the note stays pending for a person, since
+"not the same statement" is not "a distinct memory" without reading comprehension.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ def run(step: Step) -> None:
                 if _clear(step, note, "CONFLICT", judgement.reason, against=target):
                     pair = conflicts.record(note, target, judgement.reason, step.actor)
                     step.count("conflicts" if pair is not None else "conflicts_known")
+        elif runtime.llm().is_offline("evolution_judge"):
+            # The rules could not tell (not the same statement, no contradiction): a person decides.
+            step.count("left_for_review")
         else:
             _clear(step, note, "NEW", judgement.reason, against=target)
 

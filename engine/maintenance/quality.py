@@ -5,7 +5,9 @@ Reasons, over the notes the agent owns (its private and its shared ones):
 * ``too_short``: trimmed text under ``quality_min_chars`` (the write gate rejects these,
   but imports, admin edits and older data can hold them);
 * ``expired_ephemeral``: marked ephemeral ("TODO tomorrow") and older than ``ephemeral_days``;
-* ``pending_conflict``: flagged as contradicting another note, or part of an open ConflictPair.
+* ``pending_conflict``: flagged as contradicting another note, or part of an open ConflictPair;
+* ``vague``, ``gibberish``, ``fragment``: what the text itself says, or fails to
+  (engine/maintenance/text_quality.py).
 
 The reasons go to ``low_quality_reasons`` (with ``low_quality``), where the review
 queue reads them, and each change appends a ``flag`` event. A reason that no longer
@@ -24,10 +26,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine.maintenance.runner import Step
+from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from memories.models import ConflictPair, Note, NoteEvent
 
 TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT = "too_short", "expired_ephemeral", "pending_conflict"
-OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT)
+OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT)
 CHUNK = 500
 FIELDS = ("pk", "content", "ephemeral", "created_at", "conflict", "low_quality", "low_quality_reasons", "revision")
 
@@ -37,6 +40,8 @@ def reasons_for(note: Note, *, min_chars: int, expired_before, in_open_conflict:
     reasons = []
     if len((note.content or "").strip()) < min_chars:
         reasons.append(TOO_SHORT)
+    else:
+        reasons += text_reasons(note.content or "")
     if note.ephemeral and note.created_at < expired_before:
         reasons.append(EXPIRED_EPHEMERAL)
     if note.conflict or in_open_conflict:

@@ -26,6 +26,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.index.embeddings import to_bytes
 from engine.index_sync import outbox
 from engine.llm.contradiction_rules import contradiction
+from engine.llm.statements import USER
 from engine.text import (
     CheckedText,
     check_content,
@@ -273,9 +274,9 @@ def add_memory(
         # Near-identical wording can say opposite things ("Mia is 7" / "Mia just turned 9"):
         # never fold those, nor leave them for the merge job; store the new text and open the
         # pair for review.
-        reason = contradiction(decision.target.content, given.checked.text)
+        reason = _contradicts(decision.target, given)
         if reason is not None:
-            return _insert(given, decision, cfg, conflict_reason=reason)
+            return _insert(given, decision, cfg, conflict=(decision.target, reason))
     if decision.action == dedup.FOLD and decision.target is not None:
         folded = _fold(given, decision, cfg)
         if folded is not None:
@@ -319,20 +320,48 @@ def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteRe
     return None
 
 
+def _me(subjects: Sequence[str]) -> str:
+    """Who "I" is in a note that names no speaker: its only subject, else the agent's user."""
+    return subjects[0] if len(subjects) == 1 else USER
+
+
+def _contradicts(older: Note, given: _Input) -> str | None:
+    return contradiction(
+        older.content, given.checked.text, old_me=_me(older.subjects or []), new_me=_me(given.subjects)
+    )
+
+
+def _first_contradicted(given: _Input, neighbours: Sequence[Note]) -> tuple[Note, str] | None:
+    """The first writable neighbour (best first) the new text contradicts, with the reason."""
+    for note in neighbours:
+        if note.note_type == Note.MEMORY and access.can_write(given.agent.pk, note):
+            reason = _contradicts(note, given)
+            if reason is not None:
+                return note, reason
+    return None
+
+
 def _insert(
-    given: _Input, decision: dedup.Decision, cfg: EngineConfig, *, conflict_reason: str | None = None
+    given: _Input, decision: dedup.Decision, cfg: EngineConfig, *, conflict: tuple[Note, str] | None = None
 ) -> WriteResult:
-    """Store ``given`` as a new note; with ``conflict_reason``, opened as a conflict with the target."""
+    """Store ``given`` as a new note; with ``conflict`` (a note and the reason), opened as a conflict with it.
+
+    The neighbours offered for links are read with the contradiction rules too: "I live in
+    Porto" and "I moved to Lisbon" are far apart as vectors (no fold, no merge flag) but close
+    enough to be link candidates.
+    """
     agent, text = given.agent, given.checked.text
-    conflicting = decision.target if conflict_reason is not None else None
     fields = construct(text, agent.pk, note_type=given.note_type)
     vector = recipe_vectors([(text, fields)])[0]
-    link_plan = linking.plan(agent, text, linking.candidates(agent, vector, cfg))
+    found = linking.candidates(agent, vector, cfg)
+    if conflict is None:
+        conflict = _first_contradicted(given, [nb.note for nb in found])
+    link_plan = linking.plan(agent, text, found)
     evolve_plan = None
     if link_plan.targets and evolution.due(evolution.count_link_write(agent), cfg.evolve_every):
         evolve_plan = evolution.plan(agent, text, link_plan.targets, cfg)
 
-    flagged = decision.action == dedup.FLAG and decision.target is not None and conflicting is None
+    flagged = decision.action == dedup.FLAG and decision.target is not None and conflict is None
     note = Note(
         content=text,
         content_hash=content_hash(text),
@@ -357,7 +386,7 @@ def _insert(
     )
     note.write_key = Note.exact_key(note.content_hash, note.subjects)
     try:
-        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin, conflict_reason)
+        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin, conflict)
     except IntegrityError:
         # A concurrent write of the same text committed first (note_unique_active_write_key):
         # the same answer it would have got a moment later from L1.
@@ -376,14 +405,16 @@ def _store_insert(
     evolve_plan,
     triples,
     origin: str,
-    conflict_reason: str | None = None,
+    conflict: tuple[Note, str] | None = None,
 ) -> WriteResult:
     agent, text = given.agent, given.checked.text
-    conflicting = decision.target if conflict_reason is not None else None
-    flagged = decision.action == dedup.FLAG and decision.target is not None and conflicting is None
+    flagged = decision.action == dedup.FLAG and decision.target is not None and conflict is None
     with transaction.atomic():
         note.save(force_insert=True)
-        facts.record_from_note(note, agent, triples, origin)
+        made = facts.record_from_note(note, agent, triples, origin)
+        if conflict is None:
+            conflict = _closed_by_facts(note, agent, made)
+        conflicting = conflict[0] if conflict is not None else None
         linked = linking.create(note, link_plan, agent.pk, given.actor)
         NoteEvent.objects.create(
             note=note,
@@ -398,8 +429,8 @@ def _store_insert(
             actor=given.actor,
         )
         evolved = evolution.apply(evolve_plan, note, agent.pk, given.actor) if evolve_plan else []
-        if conflicting is not None and conflict_reason is not None:
-            conflicts.record(note, conflicting, f"[write] {conflict_reason}", given.actor)
+        if conflict is not None:
+            conflicts.record(note, conflict[0], f"[write] {conflict[1]}", given.actor)
             note.refresh_from_db(fields=["conflict", "conflict_reason", "evolution_type"])
         _touch(agent)
         outbox.sync_after_commit([note.pk, *evolved])
@@ -420,6 +451,21 @@ def _store_insert(
         similar_to=str(decision.target.pk) if flagged and decision.target else None,
         similarity=decision.similarity if flagged else None,
     )
+
+
+def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, str] | None:
+    """A note whose fact this write's facts closed (or that closes this one): a contradiction to show.
+
+    The facts layer closes a single-valued fact (lives_in, works_at, is_age …) when a newer one
+    names another object, wherever the older note sits in the vector space.
+    """
+    for mine, theirs in facts.replaced_by(made):
+        for source in Note.objects.filter(pk__in=theirs.sources, is_active=True, note_type=Note.MEMORY).exclude(
+            pk=note.pk
+        ):
+            if access.can_write(agent.pk, source):
+                return source, f"fact: {theirs.subject} {theirs.relation} {theirs.object} / {mine.object}"
+    return None
 
 
 def _touch(agent: Agent) -> None:

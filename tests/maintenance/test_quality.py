@@ -22,7 +22,7 @@ def reasons(note: Note) -> list[str]:
 
 def test_too_short_is_under_ten_trimmed_characters(alice):
     nine = put(alice, "   123456789   ")
-    ten = put(alice, "1234567890")
+    ten = put(alice, "Tea at 4pm")
     row = scan(alice)
     assert reasons(nine) == ["too_short"] and reasons(ten) == []
     assert row.outcome == "ok" and row.counts == {"scanned": 2, "too_short": 1, "flagged": 1}

@@ -51,7 +51,7 @@ def test_no_key_means_every_role_answers_offline_and_is_recorded_as_such(
     assert links == ["a"]
     assert evolved == EvolveResult()
     assert ops == [CrudOp("NEW", "I prefer green tea over coffee every morning.")]
-    assert merge.should_merge and merge.merged == "The API uses PostgreSQL. Orders are in PostgreSQL 16."
+    assert not merge.should_merge  # two statements: offline, only the same statement merges
     assert judge.verdict == "NEW"
     assert pairs == []
     assert offline_llm.conflict_scan_available is False

