@@ -7,6 +7,7 @@
     python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
     python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
     python -m bench local-model …     LoCoMo through /turns with a real local model vs offline (bench/local_model.py)
+    python -m bench curation …        the review queues' precision and recall on labelled sets (bench/curation/)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -25,6 +26,7 @@ SCRIPTS = {
     "load": "bench.load",
     "flood": "bench.flood",
     "local-model": "bench.local_model",
+    "curation": "bench.curation.replay",
 }
 RETRIEVAL = ("locomo", "madial")
 

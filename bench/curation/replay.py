@@ -1,8 +1,8 @@
 """Replay the curation evaluation's labelled sets through the product and score its queues.
 
-    .venv/bin/python -m bench.curation                      # all three parts, offline
-    .venv/bin/python -m bench.curation --parts pairs,notes  # skip the 2,000-note scale row
-    .venv/bin/python -m bench.curation --mode fake          # LLM mode: the fake provider's replies
+    .venv/bin/python -m bench curation                      # all three parts, offline
+    .venv/bin/python -m bench curation --parts pairs,notes  # skip the 2,000-note scale row
+    .venv/bin/python -m bench curation --split held     # only the held-out rows
 
 What runs is the product's own code on a scratch SQLite database and embedded index:
 

@@ -4,7 +4,7 @@
 
 Every pair is judged (A older, B newer), whatever its similarity, so this is stricter than the
 write path, which only compares notes that resemble each other. The replay
-(``python -m bench.curation``) gives the product's figures.
+(``python -m bench curation``) gives the product's figures.
 """
 
 from __future__ import annotations

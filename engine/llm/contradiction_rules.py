@@ -3,7 +3,7 @@
 They run on every write against the notes the write already looked up (the note it
 resembles and its link candidates, engine/write/pipeline.py), in the offline stand-ins of
 the merge and evolution judges (engine/llm/offline.py), and never fold two notes they call
-contradictory. Measured on the labelled pairs of ``python -m bench.curation``
+contradictory. Measured on the labelled pairs of ``python -m bench curation``
 (docs/benchmarks.md): an earlier version fired on any negation or any number that differed
 and opened four false alarms for each real contradiction on ordinary notes.
 

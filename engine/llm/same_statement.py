@@ -5,7 +5,7 @@ named Tank" for sure, and a wrong merge hides a fact inside another note. So off
 at write, the pending-merge job and the merge jobs merge only texts that are the same
 statement: the same subject, the same polarity and numbers, and the same content words give
 or take ``SLACK`` (an adverb, a synonym the stemmer does not join). Everything else waits for
-a person in the merge queue. Measured on the labelled pairs of ``python -m bench.curation``.
+a person in the merge queue. Measured on the labelled pairs of ``python -m bench curation``.
 """
 
 from __future__ import annotations

@@ -490,7 +490,7 @@ SLOT_PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
     ("employer", re.compile(rf"\b(?:joined|started at) ({_NAME})"), False),
     ("employer", re.compile(rf"\bleft ({_NAME})"), True),
     ("employer", re.compile(rf"\b(?:no longer|not|n't) works? (?:at|for) ({_NAME})"), True),
-    ("employer", re.compile(rf"\bn't work (?:at|for) ({_NAME})"), True),
+    ("employer", re.compile(rf"n't work (?:at|for) ({_NAME})"), True),
     ("job", re.compile(r"\b(?:works? as|is|am|'m|became|become) an? ((?:[a-z]+ )?[a-z]+)\b"), False),
     ("age", re.compile(r"\b(?:is|am|'m|turned|turns|turning) (\d{1,3})(?: years? old)?\b"), False),
     ("birthday", re.compile(r"birthday (?:is |was )?(?:on )?((?:\d{1,2} )?[A-Z][a-z]+(?: \d{1,2})?)"), False),

@@ -10,7 +10,7 @@
 * ``fragment``: cut off mid-sentence: no closing punctuation and the last word cannot end a
   sentence ("And then we went to the", "因为他昨天跟我说的那个").
 
-Measured on the labelled notes of ``python -m bench.curation`` (docs/benchmarks.md).
+Measured on the labelled notes of ``python -m bench curation`` (docs/benchmarks.md).
 """
 
 from __future__ import annotations
