@@ -41,8 +41,6 @@ STATE_VERBS = frozenset(
         "eat",
         "drink",
         "own",
-        "like",
-        "love",
         "prefer",
         "speak",
         "teach",
@@ -98,7 +96,10 @@ def _negation(a: Statement, b: Statement) -> str | None:
     if a.negated == b.negated:
         return None
     negated, stated = (a, b) if a.negated else (b, a)
-    if negated.words and negated.words <= stated.words:
+    # One shared word is too little in a long sentence: "Andrew does not have any pets" /
+    # "Andrew believes that pets bring joy" share only "pet".
+    enough = len(negated.words) >= 2 or len(stated.words) <= len(negated.words) + 1
+    if negated.words and negated.words <= stated.words and enough:
         return f"negation: {b.subject} {'no longer' if b.negated else 'now'} {' '.join(sorted(negated.words))}"
     return None
 
@@ -119,7 +120,10 @@ def _numbers(a: Statement, b: Statement) -> str | None:
 def _change(a: Statement, b: Statement) -> str | None:
     if not b.change or a.change:
         return None
-    verbs = a.words & b.words & STATE_VERBS
-    if verbs and a.words - b.words and b.words - a.words:
+    # The change must be said of the verb: "now studies law", "现在在腾讯上班"; not "joined a
+    # gym … enjoying" against any other sentence with "enjoy".
+    verbs = a.words & b.words & STATE_VERBS & b.changed
+    # …and of the same thing: the verb and at least one more word in common ("studies medicine").
+    if verbs and len(a.words & b.words) >= 2 and a.words - b.words and b.words - a.words:
         return f'change: "{b.change}" {"/".join(sorted(verbs))}: {" ".join(sorted(a.words - b.words))} → {" ".join(sorted(b.words - a.words))}'
     return None

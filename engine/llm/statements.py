@@ -357,10 +357,8 @@ CHANGE_WORDS = frozenset(
         "changed",
         "instead",
         "left",
-        "joined",
         "became",
         "become",
-        "dropped",
         "sold",
         "quit",
         "stopped",
@@ -532,6 +530,7 @@ class Statement:
     left: dict[str, str] = field(default_factory=dict)  # slot → a value the subject left
     event: bool = False
     zh: bool = False
+    changed: frozenset[str] = frozenset()  # words right after a change word ("now *studies*")
 
 
 _local = threading.local()
@@ -673,4 +672,7 @@ def read(text: str, *, me: str = USER) -> Statement:
             if value and slot not in target and value != subject:
                 target[slot] = value
     event = any(t in EVENT_WORDS for t in rest)
-    return Statement(body, subject, frozenset(words), negated, change, tuple(numbers), slots, left, event, zh)
+    changed = frozenset(
+        stem(rest[k + d]) for k, t in enumerate(rest) if t in CHANGE_WORDS for d in (1, 2) if k + d < len(rest)
+    )
+    return Statement(body, subject, frozenset(words), negated, change, tuple(numbers), slots, left, event, zh, changed)
