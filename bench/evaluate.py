@@ -157,9 +157,7 @@ class Scores:
 
 
 def query_vectors(texts: list[str]) -> np.ndarray:
-    embedder = runtime.embedder()
-    encode = getattr(embedder, "encode_queries", None) or embedder.encode
-    return encode(texts)
+    return runtime.embedder().encode_queries(texts)
 
 
 def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Variant], scores: Scores) -> None:

@@ -243,7 +243,8 @@ def load_average() -> str:
 
 def onnx_in_use() -> bool:
     from engine import runtime
+    from engine.index.embeddings import SentenceTransformerEmbedder
 
     embedder = runtime.embedder()
     embedder.encode_one("load the model")
-    return getattr(embedder, "_onnx", None) is not None
+    return isinstance(embedder, SentenceTransformerEmbedder) and embedder.uses_onnx

@@ -39,9 +39,6 @@ class HashEmbedder(Embedder):
     DIMENSION = 384  # MiniLM's, so fixtures sized for either model fit both
     multilingual = True  # CJK runs are hashed as bigrams: Chinese queries keep the dense vote
 
-    def _load(self):
-        return self
-
     @property
     def dimension(self) -> int:
         return self.DIMENSION

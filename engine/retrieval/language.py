@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from engine.index.embeddings import Embedder
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _LETTER = re.compile(r"[^\W\d_]")
 # A query is CJK when at least this share of its letters are CJK characters.
@@ -25,15 +27,14 @@ def is_cjk(text: str) -> bool:
     return bool(letters) and sum(1 for ch in letters if _CJK.match(ch)) >= CJK_SHARE * len(letters)
 
 
-def multilingual(embedder: object) -> bool:
+def multilingual(embedder: Embedder) -> bool:
     """Whether the dense model reads more than English: its own say, else its name."""
-    declared = getattr(embedder, "multilingual", None)
-    if isinstance(declared, bool):
-        return declared
-    name = str(getattr(embedder, "model_name", "")).lower()
+    if embedder.multilingual is not None:
+        return embedder.multilingual
+    name = embedder.model_name.lower()
     return any(hint in name for hint in MULTILINGUAL_HINTS)
 
 
-def dense_vote(query: str, embedder: object, cjk_weight: float) -> float:
+def dense_vote(query: str, embedder: Embedder, cjk_weight: float) -> float:
     """The dense leg's RRF weight for ``query``: 1, or ``cjk_weight`` for CJK on an English-only model."""
     return cjk_weight if is_cjk(query) and not multilingual(embedder) else 1.0

@@ -130,10 +130,10 @@ def query_tokens(query: str, pipeline: Pipeline) -> list[str]:
 
 
 def embed_query(query: str) -> np.ndarray:
-    embedder = runtime.embedder()
     # Asymmetric models (E5) embed queries differently from passages.
-    encode = getattr(embedder, "encode_query", None) or embedder.encode_one
-    return encode(query)  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
+    return runtime.embedder().encode_query(
+        query
+    )  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
 
 
 def search(

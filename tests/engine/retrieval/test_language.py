@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
+from engine.index.embeddings import SentenceTransformerEmbedder
 from engine.retrieval.language import dense_vote, is_cjk, multilingual
 from engine.retrieval.search import Pipeline, rrf_fuse, search
 
@@ -25,9 +24,9 @@ def test_a_query_is_cjk_when_a_third_of_its_letters_are(text, cjk):
     assert is_cjk(text) == cjk
 
 
-@dataclass
-class Named:
-    model_name: str
+def Named(name: str) -> SentenceTransformerEmbedder:
+    """An embedder known only by its name (nothing is loaded until it encodes)."""
+    return SentenceTransformerEmbedder(name)
 
 
 @pytest.mark.parametrize(
