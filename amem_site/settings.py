@@ -202,7 +202,7 @@ WSGI_APPLICATION = "amem_site.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],  # every template lives in its app (review/templates/)
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -224,7 +224,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = AMEM_DATA_DIR / "static"
 # Without collectstatic (tests, a checkout run straight away) WhiteNoise finds files the way
 # runserver does; `make run` collects them once.

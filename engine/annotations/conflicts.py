@@ -44,7 +44,7 @@ def record(newer: Note, older: Note, reason: str, actor: str, *, superseded: Not
 
 def retire_superseded(pair: ConflictPair, note: Note, actor: str) -> bool:
     """Auto mode: retire the side the model named and close the pair; False if it is already gone."""
-    retired = Note.objects.select_for_update().filter(pk=note.pk, is_active=True).first()
+    retired = Note.objects.select_for_update().active().filter(pk=note.pk).first()
     if retired is None:
         return False
     retired.is_active = False

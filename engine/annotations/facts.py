@@ -64,7 +64,7 @@ def normalise_relation(relation: str) -> str:
     return cleaned[:64]
 
 
-def _entity(value: str, name: str) -> str:
+def _entity(value: object, name: str) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be a string")
     cleaned = " ".join(value.split())
@@ -73,7 +73,8 @@ def _entity(value: str, name: str) -> str:
     return cleaned
 
 
-def check_triple(subject: str, relation: str, obj: str) -> Triple:
+def check_triple(subject: object, relation: object, obj: object) -> Triple:
+    """A checked triple from untrusted values (a request, an import); InvalidInput names the bad one."""
     rel = normalise_relation(relation) if isinstance(relation, str) else ""
     if not rel:
         raise InvalidInput("relation must hold letters or digits, e.g. lives_in")

@@ -19,7 +19,6 @@ import datetime as dt
 import math
 import re
 import threading
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -87,10 +86,6 @@ def rate(text: str, vector: np.ndarray | None) -> int:
     if len(text.strip()) < 25:
         level -= 1
     return clamp(level) or DEFAULT
-
-
-def rate_many(texts: Sequence[str], vectors: np.ndarray) -> list[int]:
-    return [rate(t, v) for t, v in zip(texts, vectors, strict=True)]
 
 
 def forgetting_factor(importance: int | None, created_at: dt.datetime, newest: dt.datetime, weight: float) -> float:

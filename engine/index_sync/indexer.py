@@ -169,7 +169,3 @@ def sync_dirty(
         if progress:
             progress(len(notes))
     return result
-
-
-def has_dirty() -> bool:
-    return Note.objects.dirty().exists()

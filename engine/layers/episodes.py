@@ -87,7 +87,7 @@ def open_turns(agent: Agent, session: str) -> list[Note]:
         for ids in Episode.objects.filter(agent_id=agent.pk, session=session).values_list("turn_ids", flat=True)
         for t in ids
     }
-    turns = Note.objects.filter(owner=agent.pk, session=session, is_active=True, layer="").order_by("created_at", "pk")
+    turns = Note.objects.active().filter(owner=agent.pk, session=session, layer="").order_by("created_at", "pk")
     return [n for n in turns if str(n.pk) not in covered]
 
 
@@ -96,7 +96,8 @@ def idle_sessions(agent: Agent, idle_minutes: int, *, now: dt.datetime | None = 
     now = now or timezone.now()
     cutoff = now - dt.timedelta(minutes=idle_minutes)
     rows = (
-        Note.objects.filter(owner=agent.pk, is_active=True, layer="")
+        Note.objects.active()
+        .filter(owner=agent.pk, layer="")
         .exclude(session="")
         .values("session")
         .annotate(last=Max("updated_at"))

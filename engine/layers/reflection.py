@@ -34,9 +34,9 @@ STAND_IN = "offline stand-in: built by rules, no model; weak"
 
 
 def _window(agent: Agent) -> tuple[list[Note], dt.datetime | None]:
-    last = Note.objects.filter(owner=agent.pk, layer="reflection", is_active=True).order_by("-created_at").first()
+    last = Note.objects.active().filter(owner=agent.pk, layer="reflection").order_by("-created_at").first()
     since = last.created_at if last else None
-    notes = Note.objects.filter(owner=agent.pk, is_active=True).exclude(layer="reflection")
+    notes = Note.objects.active().filter(owner=agent.pk).exclude(layer="reflection")
     if since is not None:
         notes = notes.filter(created_at__gt=since)
     return list(notes.order_by("-created_at", "-pk")[:MAX_NOTES]), since
@@ -124,7 +124,7 @@ def _by_rules(agent: Agent, notes: list[Note], since: dt.datetime | None, actor:
 def _write(agent: Agent, text: str, cited: list[str], actor: str) -> Note | None:
     # Only notes that exist, are active and are this agent's own: re-read, never trusted.
     existing = {
-        str(pk) for pk in Note.objects.filter(pk__in=cited, owner=agent.pk, is_active=True).values_list("pk", flat=True)
+        str(pk) for pk in Note.objects.active().filter(pk__in=cited, owner=agent.pk).values_list("pk", flat=True)
     }
     cited = [c for c in cited if c in existing]
     if not cited:

@@ -18,7 +18,7 @@ from memories.models import Note
 
 def run(step: Step) -> None:
     cfg = step.cfg
-    notes = Note.objects.filter(agent_id=step.agent.pk, is_active=True, pending_merge=False, note_type=Note.MEMORY)
+    notes = Note.objects.active().filter(agent_id=step.agent.pk, pending_merge=False, note_type=Note.MEMORY)
     step.count("notes", notes.count())
     merge_best_pairs(
         step,

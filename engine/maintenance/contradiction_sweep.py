@@ -55,9 +55,9 @@ def run(step: Step) -> None:
     auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
     force = bool(step.options.get("force"))
     notes = list(
-        Note.objects.filter(agent_id=step.agent.pk, is_active=True, note_type=Note.MEMORY).order_by(
-            "category", "-created_at", "-pk"
-        )
+        Note.objects.active()
+        .filter(agent_id=step.agent.pk, note_type=Note.MEMORY)
+        .order_by("category", "-created_at", "-pk")
     )
     todo = batches(notes, step.cfg.sweep_batch)
     step.grow(len(todo))

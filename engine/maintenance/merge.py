@@ -287,7 +287,7 @@ def merge_best_pairs(
         if kept[i].pk in used or kept[j].pk in used:
             step.count("skipped")  # one side was merged earlier in this run: the pair is stale
             continue
-        current = {n.pk: n for n in Note.objects.filter(pk__in=(kept[i].pk, kept[j].pk), is_active=True)}
+        current = {n.pk: n for n in Note.objects.active().filter(pk__in=(kept[i].pk, kept[j].pk))}
         a, b = current.get(kept[i].pk), current.get(kept[j].pk)
         if a is None or b is None or a.revision != kept[i].revision or b.revision != kept[j].revision:
             step.count("changed_meanwhile")

@@ -54,7 +54,8 @@ def live_candidate(agent_id: str, note: Note) -> Note | None:
 def run(step: Step) -> None:
     agent_id = step.agent.pk
     pending = list(
-        Note.objects.filter(owner=agent_id, is_active=True, pending_merge=True)
+        Note.objects.active()
+        .filter(owner=agent_id, pending_merge=True)
         .select_related("merge_candidate")
         .order_by("created_at", "pk")
     )

@@ -53,7 +53,7 @@ def run(step: Step) -> None:
     cfg = step.cfg
     now = timezone.now()
     expired_before = now - timedelta(days=cfg.ephemeral_days)
-    notes = Note.objects.filter(owner=step.agent.pk, is_active=True).order_by("pk")
+    notes = Note.objects.active().filter(owner=step.agent.pk).order_by("pk")
     open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
     conflict_since: dict = {}  # note id → when its newest open conflict was found
     for pair in open_pairs.filter(Q(note_a__owner=step.agent.pk) | Q(note_b__owner=step.agent.pk)):

@@ -150,10 +150,6 @@ class Step:
         self.outcome, self.detail = UNAVAILABLE, detail
 
 
-def job_names() -> list[str]:
-    return list(JOB_MODULES)
-
-
 def _job_function(name: str) -> Callable[[Step], None]:
     if name not in JOB_MODULES:
         raise ValueError(f"unknown job {name!r}; known: {', '.join(JOB_MODULES)}")

@@ -21,7 +21,7 @@ from memories.models import Note
 def run(step: Step) -> None:
     cfg = step.cfg
     midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    today = Note.objects.filter(agent_id=step.agent.pk, is_active=True, pending_merge=False, created_at__gte=midnight)
+    today = Note.objects.active().filter(agent_id=step.agent.pk, pending_merge=False, created_at__gte=midnight)
     count = today.count()
     step.count("notes_today", count)
     if count < cfg.same_day_min_notes:

@@ -228,7 +228,7 @@ def search(
         shares = (pipeline.link_lift, pipeline.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
-    whole = Note.objects.filter(is_active=True).in_bulk([n.pk for n in candidates[:limit]])
+    whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
     matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}

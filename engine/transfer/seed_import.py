@@ -2,13 +2,12 @@
 
 * ``openclaw-amem``: the points of its Qdrant collection (``amem_notes``), read from a Qdrant
   server, a local Qdrant folder, or a JSON dump (JSONL of points, a JSON array, or a saved scroll
-  answer). Payload fields: research/seed-engine.md §2.
+  answer). Payload fields as the seed plugin writes them.
 * ``memory-engine``: a workspace's ``memory/`` folder: ``archival.jsonl`` (records ``{id, ts,
   content, entity, tags, importance, access_count, last_accessed, source}``), ``core.json``
   (named blocks), ``graph.jsonl`` (triples ``{id, s, r, o, ts, source}``) and ``episodes.jsonl``
   (``{id, ts, summary, decisions, mood, topics, participants, duration_minutes}``). Core memory,
-  facts and episodes need the memory layers (issue 10); on an amem without them those files are
-  counted and reported as skipped. A workspace migrated to SQLite (``memory/memory.sqlite``) is
+  facts and episodes go to the memory layers. A workspace migrated to SQLite (``memory/memory.sqlite``) is
   read from its tables; ``core.json``'s ``_meta`` is memory-engine's bookkeeping and is skipped.
 * ``mem0``: the OSS ``Memory.get_all()`` JSON (``{"results": [...]}``), a platform export
   (``{"memories": [...]}``), a JSON array or JSONL of memories ``{id, memory, created_at,
@@ -30,17 +29,31 @@ import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, TypeVar
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from engine.annotations import facts
 from engine.errors import AmemError
+from engine.layers import core
 from engine.text import content_hash, storable
-from memories.models import AGENT_SLUG, CATEGORIES, EVERYONE, SHARED_AGENT, Agent, ConflictPair, Link, Note, NoteEvent
+from memories.models import (
+    AGENT_SLUG,
+    CATEGORIES,
+    EVERYONE,
+    SHARED_AGENT,
+    Agent,
+    ConflictPair,
+    CoreBlock,
+    CoreEvent,
+    Episode,
+    Fact,
+    Link,
+    Note,
+    NoteEvent,
+)
 
 ACTOR = "import"
 SEED_ACTIONS = {"update_neighbor", "strengthen", "consolidate", "crud_update"}
@@ -296,7 +309,7 @@ def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEve
     agent_id = (
         SHARED_AGENT if raw_agent == SHARED_AGENT else check_agent_id(agent_map.get(raw_agent, raw_agent), "agent_id")
     )
-    # The seed's defaults when reading a payload (research/seed-engine.md §2).
+    # The seed's defaults when reading a payload.
     raw_owner = _text(payload.get("owner") or (raw_agent if raw_agent != SHARED_AGENT else "main"), "owner")
     owner = check_agent_id(agent_map.get(raw_owner, raw_owner), "owner")
 
@@ -404,28 +417,10 @@ def memory_dir(path: Path) -> Path:
     return path / "memory" if (path / "memory").is_dir() else path
 
 
-def layers():
-    """The memory layers' models and checks (issue 10), or None on an amem without them."""
-    try:  # imported by name: this module must also load (and type-check) on an amem without them
-        core = import_module("engine.layers.core")
-        facts = import_module("engine.annotations.facts")
-        models = import_module("memories.models.layers")
-    except ImportError:
-        return None
-    return SimpleNamespace(
-        core=core,
-        facts=facts,
-        CoreBlock=models.CoreBlock,
-        CoreEvent=models.CoreEvent,
-        Episode=models.Episode,
-        Fact=models.Fact,
-    )
-
-
 SQLITE_STORE = "memory.sqlite"
 
 
-def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = None) -> Plan:
+def plan_memory_engine(path: Path, agent: str) -> Plan:
     """Archival records become notes of ``agent``; core blocks, graph triples and episodes their layers.
 
     A workspace migrated to SQLite (memory-engine's ``memory_migrate``: ``memory/memory.sqlite``,
@@ -448,21 +443,15 @@ def plan_memory_engine(path: Path, agent: str, *, with_layers: bool | None = Non
     for note, event in _good_records(plan, sources["archival"] or [], lambda data: _archival_note(data, agent)):
         plan.notes.append(note)
         plan.events.append(event)
-    found = layers() if with_layers is None else (layers() if with_layers else None)
-    core = folder / "core.json"
-    if core.is_file():
-        if found is None:
-            plan.skipped_parts["core memory"] = f"skipped: needs memory layers (core.json: {_size(core)})"
-        else:
-            _plan_core(plan, core, found)
+    core_file = folder / "core.json"
+    if core_file.is_file():
+        _plan_core(plan, core_file)
     for part in ("graph", "episodes"):
         records = sources[part]
         if records is None:
             continue
-        if found is None:
-            plan.skipped_parts[part] = f"skipped: needs memory layers ({part}: {len(records)} record(s))"
-        elif part == "graph":
-            _plan_facts(plan, records, found, {note.pk for note in plan.notes})
+        if part == "graph":
+            _plan_facts(plan, records, {note.pk for note in plan.notes})
         else:
             _plan_episodes(plan, records, agent)
     return plan
@@ -529,7 +518,7 @@ def _block_name(key: str) -> str:
     return name if name[:1].isalpha() else f"block_{name}"[:64]
 
 
-def _plan_core(plan: Plan, path: Path, found) -> None:
+def _plan_core(plan: Plan, path: Path) -> None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
@@ -544,16 +533,16 @@ def _plan_core(plan: Plan, path: Path, found) -> None:
             plan.skipped_parts[f"core.json {key}"] = "skipped: memory-engine's metadata, not a memory"
             continue
         try:
-            name = found.core.check_name(_block_name(key))
-            if found.core.size_of(value) > found.core.limit_bytes():
-                raise AmemError(f"{found.core.size_of(value)} bytes, over the {found.core.limit_bytes()}-byte limit")
+            name = core.check_name(_block_name(key))
+            if core.size_of(value) > core.limit_bytes():
+                raise AmemError(f"{core.size_of(value)} bytes, over the {core.limit_bytes()}-byte limit")
         except AmemError as exc:
             plan.bad.append(f"{path.name} block {key!r}: {exc}")
             continue
         plan.core.append((name, value))
 
 
-def _plan_facts(plan: Plan, records: Iterable[Record], found, archival_ids: set[uuid.UUID]) -> None:
+def _plan_facts(plan: Plan, records: Iterable[Record], archival_ids: set[uuid.UUID]) -> None:
     for record in records:
         try:
             if isinstance(record.data, BadRecord):
@@ -561,7 +550,7 @@ def _plan_facts(plan: Plan, records: Iterable[Record], found, archival_ids: set[
             data = record.data
             if not isinstance(data, dict):
                 raise BadRecord("not a JSON object")
-            triple = found.facts.check_triple(data.get("s"), data.get("r"), data.get("o"))
+            triple = facts.check_triple(data.get("s"), data.get("r"), data.get("o"))
             source = data.get("source")
             note_id = archival_note_id(source) if isinstance(source, str) and source else None
             plan.facts.append(
@@ -627,17 +616,6 @@ def _plan_episodes(plan: Plan, records: Iterable[Record], agent: str) -> None:
             plan.episodes.append((note, {"session": session, "started_at": started, "ended_at": ended, "raw": data}))
         except BadRecord as exc:
             plan.bad.append(f"{record.where}: {exc}")
-
-
-def _size(path: Path) -> str:
-    if path.suffix == ".jsonl":
-        lines = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-        return f"{lines} record(s)"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return "not JSON"
-    return f"{len(data)} block(s)" if isinstance(data, dict) else "1 value"
 
 
 def _jsonl(path: Path) -> Iterator[Record]:
@@ -819,10 +797,9 @@ CORE_CONFLICTS = ("keep", "replace", "rename")
 
 
 def _apply_layers(plan: Plan, out: Outcome) -> None:
-    found = layers()
     agent = Agent.objects.get(pk=plan.agent)
     for name, value in plan.core:
-        existing = found.CoreBlock.objects.filter(agent=agent, subject="", name=name).first()
+        existing = CoreBlock.objects.filter(agent=agent, subject="", name=name).first()
         if existing is not None and plan.core_conflict == "keep":
             out.core_existing += 1  # what the agent has already stays; the import's block is reported, not written
             out.core_kept.append(name)
@@ -831,19 +808,17 @@ def _apply_layers(plan: Plan, out: Outcome) -> None:
             before = existing.value
             existing.value, existing.updated_at = value, timezone_now()
             existing.save()
-            found.CoreEvent.objects.create(
-                block=existing, action="import", path="", before=before, after=value, actor=ACTOR
-            )
+            CoreEvent.objects.create(block=existing, action="import", path="", before=before, after=value, actor=ACTOR)
             out.core_replaced.append(name)
             continue
         stored_as = name
         if existing is not None:  # rename: the imported block beside the agent's own
-            stored_as = _free_block_name(found, agent, name)
+            stored_as = _free_block_name(agent, name)
             out.core_renamed.append(stored_as)
-        block = found.CoreBlock.objects.create(agent=agent, subject="", name=stored_as, value=value)
-        found.CoreEvent.objects.create(block=block, action="import", path="", before={}, after=value, actor=ACTOR)
+        block = CoreBlock.objects.create(agent=agent, subject="", name=stored_as, value=value)
+        CoreEvent.objects.create(block=block, action="import", path="", before={}, after=value, actor=ACTOR)
         out.core_blocks += 1
-    current = found.Fact.objects.filter(agent_id=agent.pk, invalid_at__isnull=True)
+    current = Fact.objects.filter(agent_id=agent.pk, invalid_at__isnull=True)
     have = set(current.values_list("subject_key", "relation", "object_key"))
     for fact in plan.facts:
         key = (fact["subject"].casefold(), fact["relation"], fact["object"].casefold())
@@ -851,7 +826,7 @@ def _apply_layers(plan: Plan, out: Outcome) -> None:
             out.facts_existing += 1
             continue
         have.add(key)
-        row = found.Fact(agent_id=agent.pk, origin="import", **fact)
+        row = Fact(agent_id=agent.pk, origin="import", **fact)
         row.valid_from = row.valid_from or timezone_now()
         row.save()  # save() fills the lower-cased keys
         out.facts += 1
@@ -860,7 +835,7 @@ def _apply_layers(plan: Plan, out: Outcome) -> None:
     out.episodes_existing = len(plan.episodes) - len(fresh)
     Note.objects.bulk_create([n for n, _ in fresh], batch_size=500)
     for note, episode in fresh:
-        found.Episode.objects.create(
+        Episode.objects.create(
             agent_id=agent.pk,
             session=episode["session"],
             note=note,
@@ -876,11 +851,11 @@ def _apply_layers(plan: Plan, out: Outcome) -> None:
     out.note_ids += [n.pk for n, _ in fresh]
 
 
-def _free_block_name(found, agent: Agent, name: str) -> str:
+def _free_block_name(agent: Agent, name: str) -> str:
     """``<name>_imported``, or ``<name>_imported_2``, … : the first name the agent has no block under."""
     for n in range(1, 100):
-        candidate = found.core.check_name(f"{name[:50]}_imported" + (f"_{n}" if n > 1 else ""))
-        if not found.CoreBlock.objects.filter(agent=agent, subject="", name=candidate).exists():
+        candidate = core.check_name(f"{name[:50]}_imported" + (f"_{n}" if n > 1 else ""))
+        if not CoreBlock.objects.filter(agent=agent, subject="", name=candidate).exists():
             return candidate
     raise AmemError(f"no free name for the imported core block {name!r}")
 

@@ -119,7 +119,7 @@ def apply(evolve_plan: EvolvePlan, new_note: Note, agent_id: str, actor: str) ->
 def _strengthen(connections: Sequence[Note], new_note: Note, agent_id: str, actor: str) -> None:
     """Make sure each suggested connection is linked both ways (they are real, writable neighbours)."""
     for target in connections:
-        live = Note.objects.filter(pk=target.pk, is_active=True).first()
+        live = Note.objects.active().filter(pk=target.pk).first()
         if live is None or not access.can_write(agent_id, live):
             continue
         made = []

@@ -55,7 +55,7 @@ def create(note: Note, link_plan: LinkPlan, agent_id: str, actor: str, *, reason
     """
     if not link_plan.targets:
         return []
-    live = {n.pk: n for n in Note.objects.filter(pk__in=[t.pk for t in link_plan.targets], is_active=True)}
+    live = {n.pk: n for n in Note.objects.active().filter(pk__in=[t.pk for t in link_plan.targets])}
     rows = [
         Link(source=note, target_id=t.pk, created_by=actor, reason=reason) for t in link_plan.targets if t.pk in live
     ]

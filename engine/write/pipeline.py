@@ -311,7 +311,7 @@ def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteRe
                 outbox.sync_after_commit([note.pk])
         if note is not None:
             return WriteResult(note, FOLDED, similar_to=str(note.pk), similarity=decision.similarity)
-        target = Note.objects.filter(pk=target.pk, is_active=True).first()
+        target = Note.objects.active().filter(pk=target.pk).first()
         if target is None or not access.can_write(given.agent.pk, target):
             return None
         existing = dedup.find_exact(given.agent, given.checked.text, given.subjects)
@@ -390,7 +390,7 @@ def _insert(
     except IntegrityError:
         # A concurrent write of the same text committed first (note_unique_active_write_key):
         # the same answer it would have got a moment later from L1.
-        winner = Note.objects.filter(agent_id=note.agent_id, write_key=note.write_key, is_active=True).first()
+        winner = Note.objects.active().filter(agent_id=note.agent_id, write_key=note.write_key).first()
         if winner is None:
             raise
         return WriteResult(winner, DUPLICATE, similar_to=str(winner.pk), similarity=1.0)

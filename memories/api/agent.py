@@ -198,7 +198,7 @@ def count_memories(request: HttpRequest):
 def list_memories(request: HttpRequest, page: Query[ListQuery]):
     """The active notes this agent owns (private and shared), newest first, a page at a time."""
     agent = _agent(request)
-    notes = Note.objects.filter(owner=agent.pk, is_active=True).order_by("-created_at", "-pk")
+    notes = Note.objects.active().filter(owner=agent.pk).order_by("-created_at", "-pk")
     rows = notes[page.offset : page.offset + page.limit]
     return {
         "results": [
@@ -280,6 +280,6 @@ def quality_scan(request: HttpRequest):
     """Run the quality scan now over the notes this agent owns; ``items`` lists the flagged ones (B157)."""
     agent = _agent(request)
     result = _job(agent, "quality_scan")
-    flagged = Note.objects.filter(owner=agent.pk, is_active=True, low_quality=True).order_by("created_at", "pk")
+    flagged = Note.objects.active().filter(owner=agent.pk, low_quality=True).order_by("created_at", "pk")
     result["items"] = [{"id": str(n.pk), "reasons": list(n.low_quality_reasons or [])} for n in flagged]
     return result

@@ -159,10 +159,6 @@ class IdOut(Schema):
     id: str
 
 
-class IdsOut(Schema):
-    ids: list[str]
-
-
 class SkippedTurnOut(Schema):
     position: int
     reason: str

@@ -14,12 +14,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine.retrieval.search import search
-from engine.transfer.seed_import import archival_note_id, episode_note_id, layers
+from engine.transfer.seed_import import archival_note_id, episode_note_id
 from memories.models import Agent, ConflictPair, Link, Note, NoteEvent
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
-LAYERS = layers() is not None
-needs_layers = pytest.mark.skipif(not LAYERS, reason="needs the memory layers (issue 10), not on this branch yet")
 
 A, B, C, D = (str(uuid.UUID(int=i)) for i in (0xA, 0xB, 0xC, 0xD))
 MAY = "2026-05-01T08:30:00.000Z"
@@ -360,16 +358,6 @@ def test_memory_engine_archival_becomes_notes_with_access_fields(tmp_path, store
     assert "imported 0 note(s) (3 already present)" in again
 
 
-@pytest.mark.skipif(LAYERS, reason="this amem has the memory layers")
-def test_memory_engine_layers_are_reported_skipped_without_the_memory_layers(tmp_path, store, make_agent):
-    make_agent("alex-assistant")
-    out, _ = run("--format", "memory-engine", "--agent", "alex-assistant", str(workspace(tmp_path)))
-    assert "core memory: skipped: needs memory layers (core.json: 2 block(s))" in out
-    assert "graph: skipped: needs memory layers (graph.jsonl: 1 record(s))" in out
-    assert "episodes: skipped: needs memory layers (episodes.jsonl: 1 record(s))" in out
-
-
-@needs_layers
 def test_memory_engine_core_graph_and_episodes_go_to_the_memory_layers(tmp_path, store, make_agent):
     from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
 

@@ -54,7 +54,7 @@ class Command(AmemCommand):
 
     def _list(self, **_):
         for agent in Agent.objects.prefetch_related("keys"):
-            notes = Note.objects.filter(agent_id=agent.pk, is_active=True).count()
+            notes = Note.objects.active().filter(agent_id=agent.pk).count()
             state = "active" if agent.is_active else "inactive"
             mode = f"own collection {agent.collection}" if agent.collection else "shared index"
             self.stdout.write(f"{agent.pk}\t{state}\t{mode}\t{notes} notes")
