@@ -59,9 +59,11 @@ serve:
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	AMEM_BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py amem_site.wsgi
 
+# The Node suite runs even when the Python suite failed (both reports, one run); make still fails.
 test: install browser
-	$(PYTEST)
-	$(MAKE) --no-print-directory test-openclaw
+	py=0; $(PYTEST) || py=$$?; \
+	$(MAKE) --no-print-directory test-openclaw || { echo "make test: the Node suite failed" >&2; exit 1; }; \
+	if [ $$py -ne 0 ]; then echo "make test: the Python suite failed (pytest exit $$py)" >&2; exit $$py; fi
 
 # The OpenClaw plugin (integrations/openclaw): build it and run its Node tests, which start a live
 # amem with this venv's Python. Needs node >= 20 and npm; package-lock.json pins the dev tools.

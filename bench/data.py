@@ -1,8 +1,10 @@
 """Readers for the retrieval benchmarks' public data (LoCoMo, MADial-Bench).
 
 Pure parsing: no Django, no engine. What counts as a memory, a query and its
-gold ids follows /work/shared/bench/README.md (the official dialog-RAG turn text
-for LoCoMo, the authors' protocol for MADial).
+gold ids follows the datasets' own protocols (the official dialog-RAG turn text
+for LoCoMo, the authors' protocol for MADial). The data are not in the repository: the
+benchmarks read them from ``--data`` / ``--locomo`` or from $AMEM_BENCH_DATA (a folder
+holding ``locomo10.json`` and ``madial/``).
 """
 
 from __future__ import annotations
@@ -10,9 +12,16 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+def data_dir() -> Path:
+    """The folder of the public benchmark data: $AMEM_BENCH_DATA (the current folder if unset)."""
+    return Path(os.environ.get("AMEM_BENCH_DATA", ".")).expanduser()
+
 
 _DIA_ID = re.compile(r"^D(\d+):(\d+)$")
 _SESSION = re.compile(r"^session_(\d+)$")

@@ -59,12 +59,12 @@ class Variant:
     # Matches asked for at cut-off k; the rest of the k slots go to link results.
     matches_for: Callable[[int], int] = lambda k: k
     # Measured after one pass of every question through the default search (limit 10, heat on):
-    # what an agent's store looks like once it has been used (issue 14).
+    # what an agent's store looks like once it has been used.
     preheat: bool = False
 
 
 def round2(base: Pipeline = FULL) -> Pipeline:
-    """Round 2's ranking (issue 14): RRF, pools of 2·k, a one-link lift, no named dates."""
+    """Round 2's ranking: RRF, pools of 2·k, a one-link lift, no named dates."""
     return replace(base, fusion="rrf", pool_factor=2, pool_min=20, link_lift_far=0.0, date_boost=0.0)
 
 

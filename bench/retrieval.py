@@ -20,7 +20,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import TextIO
 
-from bench.data import Conversation, load_locomo, load_madial
+from bench.data import Conversation, data_dir, load_locomo, load_madial
 from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from engine import runtime
 from engine.config import get_config
@@ -28,7 +28,6 @@ from engine.retrieval.search import Pipeline
 from memories.models import Agent, Note
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "bench"
 DOC = ROOT / "docs" / "benchmarks.md"
 
 
@@ -62,7 +61,11 @@ class RetrievalBench:
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("benchmark", choices=["locomo", "madial"])
-        parser.add_argument("--data", default=str(DATA), help="folder holding locomo10.json and madial/")
+        parser.add_argument(
+            "--data",
+            default=str(data_dir()),
+            help="folder holding locomo10.json and madial/ (default $AMEM_BENCH_DATA)",
+        )
         parser.add_argument(
             "--path",
             choices=["conversation", "episodic", "memory"],

@@ -4,7 +4,7 @@ usage: .venv/bin/python -m bench search [--sizes 10000 100000] [--queries 200]
 
 Runs in a throw-away data dir (SQLite + qdrant-edge), never in var/. For speed
 the synthetic notes are bulk-inserted as database rows and index points
-directly: texts are LoCoMo turns (../shared/bench/locomo10.json, offline
+directly: texts are LoCoMo turns (``$AMEM_BENCH_DATA/locomo10.json``, offline
 evaluation only) with a serial number, and each vector is the real MiniLM
 embedding of its source turn plus Gaussian noise, re-normalised — so the index
 has the cluster structure of real text without embedding 100k texts (~10 min
@@ -24,10 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import data as bench_data
+
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "bench" / "locomo10.json"
-if not DATA.exists():  # a git worktree elsewhere: the shared data's fixed place
-    DATA = Path("/work/shared/bench/locomo10.json")
 
 
 def setup_django(data_dir: str) -> None:
@@ -168,7 +167,9 @@ def main() -> None:
     parser.add_argument("--source-turns", type=int, default=0, help="embed only this many source turns (smoke test)")
     parser.add_argument("--data-dir", default="", help="keep the populated data dir here and reuse it (profiling)")
     parser.add_argument("--profile", action="store_true", help="cProfile the measured searches; print the top")
-    parser.add_argument("--locomo", default=str(DATA), help="LoCoMo JSON (texts and questions)")
+    parser.add_argument(
+        "--locomo", default=str(bench_data.data_dir() / "locomo10.json"), help="LoCoMo JSON (texts and questions)"
+    )
     parser.add_argument(
         "--chinese",
         action="store_true",

@@ -5,7 +5,7 @@ Run by hand, never in CI:
     .venv/bin/python -m bench write                   # first LoCoMo conversation, offline and fake provider
     .venv/bin/python -m bench write --turns 100       # quicker
 
-Every turn of the first LoCoMo conversation (``/work/shared/bench/locomo10.json``,
+Every turn of the first LoCoMo conversation (``$AMEM_BENCH_DATA/locomo10.json``,
 or ``--locomo``) is written with ``add_memory`` as ``<speaker>: <text>``, with
 its ``dia_id`` as source and its session time as ``occurred_at``, into a
 scratch SQLite database and embedded Qdrant shard. Two modes, one agent each:
@@ -35,10 +35,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench import data as bench_data
 from bench.harness import scratch_django
 from testsupport.llm_server import FakeLLMServer, RecordedRequest, Scripted
 
-LOCOMO = Path("/work/shared/bench/locomo10.json")
 _IDS = re.compile(r"\[([0-9a-f-]{36})\]")
 _BLOCK = re.compile(r"<<<\n(.*?)\n>>>", re.S)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
@@ -169,7 +169,7 @@ def run_mode(mode: str, rows, server: ReplyingServer | None) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=0, help="only the first N turns (default: all)")
-    parser.add_argument("--locomo", default=str(LOCOMO))
+    parser.add_argument("--locomo", default=str(bench_data.data_dir() / "locomo10.json"))
     parser.add_argument("--modes", nargs="+", default=["offline", "fake"], choices=["offline", "fake"])
     parser.add_argument("--data-dir", default="")
     parser.add_argument("--profile", default="", help="write a cProfile of the timed writes to this file")

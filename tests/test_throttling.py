@@ -1,4 +1,4 @@
-"""Login lockout (django-axes), API rate limits (429 + Retry-After), CSP and cookie settings (issue 9)."""
+"""Login lockout (django-axes), API rate limits (429 + Retry-After), CSP and cookie settings."""
 
 from __future__ import annotations
 

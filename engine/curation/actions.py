@@ -3,7 +3,7 @@
 The review app (review/) calls these; it holds views and templates only.
 
 Each action changes a few note fields inside one transaction, marks the note
-dirty for the index (the outbox, DESIGN §2), appends an event whose ``before``
+dirty for the index (the outbox, docs/architecture.md §2), appends an event whose ``before``
 and ``after`` hold exactly the fields it changed, and schedules an index sync
 after commit. One click that touches two notes (a merge, a conflict decision)
 writes one event per note sharing a ``group`` id; undoing any of them undoes the

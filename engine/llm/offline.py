@@ -486,7 +486,7 @@ def keep_both(a: str, b: str) -> str:
     """A followed by the sentences of B that add something A does not already say.
 
     A sentence of B adds nothing when its content words (no stop words, no reporting verbs)
-    all occur in A already — the same sentence again, or reworded (issue 14: an offline fold
+    all occur in A already — the same sentence again, or reworded (an offline fold
     once produced "Alex enjoyed a wine bar in Neukölln. Alex recommended a wine bar in
     Neukölln. Alex mentioned …"). Each distinct fact is kept once, and a sentence of B that a
     sentence of A contradicts is left out: the merged text never says both.

@@ -1,7 +1,7 @@
 """The maintenance schedules, declared here and synced into django-q2 by ``manage.py amem_schedules``.
 
 django-q2's own ``schedule()`` helper creates a row every time it is called, and
-creating schedules at start-up duplicates them (STYLE §5). So the schedules are
+creating schedules at start-up duplicates them. So the schedules are
 declared in code and synced idempotently: update-or-create by name, then delete
 the rows of ours (``amem.`` names or our task module) that are no longer declared.
 Other schedules in the table are never touched.

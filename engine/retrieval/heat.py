@@ -5,7 +5,7 @@ The seed multiplied the fused score by ``1 + w·ln(1 + retrieval_count)/(age_day
 retrieval that is +3–20 %, while neighbouring RRF scores differ by 1–2 % (1/61 against
 1/62): a burst of queries let notes that were merely asked about often push real matches
 out of the top k (LoCoMo R@1 0.244 → 0.208; a note found only by a unique word fell out of
-limit=10, issue 14).
+limit=10).
 
 So heat is now an additive bonus smaller than a fixed step: it decides between notes the
 fusion scores (nearly) alike, and can never lift a note above one that is clearly better.

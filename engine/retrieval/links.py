@@ -2,7 +2,7 @@
 
 The walk is breadth-first over Link rows, gated by relevance.
 
-Seed semantics (research/seed-engine.md §6): the queue starts with the matches
+Seed semantics (docs/behaviours.md): the queue starts with the matches
 at hop 0 and expands while hop < ``hops``; links are followed in stored order;
 a note is marked visited *before* the gate, so a note gated out on one path is
 never admitted through another; at most ``max_extra`` notes are added. Only

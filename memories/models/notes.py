@@ -215,7 +215,7 @@ class Note(models.Model):
             models.Index(fields=["agent_id", "is_active", "created_at"], name="note_agent_active_idx"),
         ]
         constraints = [
-            # L1 dedup under concurrency (DESIGN §3); NULL keys (episodic, imported, edited) never clash.
+            # L1 dedup under concurrency (docs/architecture.md §3); NULL keys (episodic, imported, edited) never clash.
             models.UniqueConstraint(
                 fields=["agent_id", "write_key"],
                 condition=models.Q(is_active=True),

@@ -95,7 +95,7 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("PATCH", "/memories/{note_id}"),
         ("DELETE", "/memories/{note_id}"),
         ("POST", "/turns"),
-        ("GET", "/memories"),  # the list, and the agent-scoped jobs (issue 11)
+        ("GET", "/memories"),  # the list, and the agent-scoped jobs
         ("POST", "/jobs/consolidate"),
         ("POST", "/jobs/quality-scan"),
         # The memory layers (memories/api/layers.py)

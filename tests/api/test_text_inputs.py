@@ -1,4 +1,4 @@
-"""Every text field of every route refuses what the database and tokenizer cannot take (issue 9).
+"""Every text field of every route refuses what the database and tokenizer cannot take.
 
 NUL, another control character and a lone surrogate, in each text field: 400 naming the field,
 nothing written. The same rule (engine/text.py: storable) guards the review app and the CLI.

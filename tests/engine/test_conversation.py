@@ -87,7 +87,7 @@ def test_every_note_is_indexed_after_commit_and_has_a_create_event(alice, store,
 
 
 def test_a_short_and_an_overlong_turn_are_skipped_and_every_other_turn_is_stored(alice, store):
-    # issue 14: one refused turn used to refuse the session, and the turn after an over-long
+    # one refused turn used to refuse the session, and the turn after an over-long
     # one was refused too (its context was the untruncated previous turn).
     limit = get_config().max_note_chars
     long_text = "Caroline pasted her whole diary. " * 1000  # ~33,000 characters

@@ -104,7 +104,7 @@ def test_bm25_prefers_more_occurrences_and_rarer_terms(vs):
 
 def test_bm25_finds_chinese_words_that_segmentation_hides_inside_longer_ones(vs):
     # jieba cuts 王小明 as one name and 大吵了一架 as 大吵/一架: search-mode words gave the
-    # queries 小明 and 吵架 no term in common with these notes (issue 14).
+    # queries 小明 and 吵架 no term in common with these notes.
     name = point("王小明是我的同学", unit(0))
     quarrel = point("我和朋友大吵了一架", unit(1))
     hike = point("我们一起去爬山", unit(2))

@@ -1,6 +1,6 @@
 """LLM mode against the fake provider: importance and triples ride in the construct call.
 
-Budget per write (DESIGN §9): at most 3 model calls and 1,200 tokens, prompt and
+Budget per write (docs/memory-layers.md): at most 3 model calls and 1,200 tokens, prompt and
 reply counted with the tokenizer the recall bundle uses (engine/layers/tokens.py).
 """
 

@@ -1,4 +1,4 @@
-"""Schemathesis against a live server (issue 9): every route of /api/v1/openapi.json, valid and
+"""Schemathesis against a live server: every route of /api/v1/openapi.json, valid and
 invalid inputs generated from the schema, on SQLite and PostgreSQL.
 
 Bounded: EXAMPLES cases per route and generation mode, no shrinking (a failing case is reported

@@ -1,4 +1,4 @@
-"""L1 dedup under concurrency (issue 9): concurrent identical writes store one note.
+"""L1 dedup under concurrency: concurrent identical writes store one note.
 
 Through the API of a real gunicorn server (8 threads) on SQLite and PostgreSQL: the losing
 writers are answered "duplicate" with the winner's id (note_unique_active_write_key).

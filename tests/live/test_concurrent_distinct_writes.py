@@ -1,4 +1,4 @@
-"""8 × 125 distinct concurrent writes → exactly 1,000 notes, each found by its own words (issue 9)."""
+"""8 × 125 distinct concurrent writes → exactly 1,000 notes, each found by its own words."""
 
 from __future__ import annotations
 

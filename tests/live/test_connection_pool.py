@@ -1,4 +1,4 @@
-"""Bounded PostgreSQL connections (issue 9): more clients than pooled connections, 0 errors,
+"""Bounded PostgreSQL connections: more clients than pooled connections, 0 errors,
 and the server never holds more connections than AMEM_DB_POOL_SIZE (pg_stat_activity)."""
 
 from __future__ import annotations

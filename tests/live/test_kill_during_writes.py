@@ -1,4 +1,4 @@
-"""kill -9 of the server during a write burst on PostgreSQL (issue 9).
+"""kill -9 of the server during a write burst on PostgreSQL.
 
 Four clients write through the full pipeline; the server (master and worker) is SIGKILLed
 mid-burst and started again. Every write that was acknowledged (201) must be there and found

@@ -37,7 +37,7 @@ def run(*args: str) -> tuple[str, str]:
 
 
 def payload(note_id: str, content: str, **fields) -> dict:
-    """A point payload as openclaw-amem stores it (research/seed-engine.md §2)."""
+    """A point payload as openclaw-amem stores it."""
     return {
         "id": note_id,
         "content": content,

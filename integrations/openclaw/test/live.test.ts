@@ -1,7 +1,7 @@
 /**
  * The tools and both hooks against a LIVE amem server (test/helpers/server.ts): real POST /recall
  * (or /memories/search on a server without the memory layers), real /turns and /conversations.
- * Then: amem down, amem silent, a wrong key. Routes of the memory layers (issue 10) that this
+ * Then: amem down, amem silent, a wrong key. Routes of the memory layers that this
  * server does not have yet are skipped, saying so.
  */
 
@@ -58,7 +58,7 @@ async function needsRoute(t: TestContext, method: string, path: string): Promise
   });
   const text = await response.text();
   if (response.status === 404 && !text.trim().startsWith("{")) {
-    t.skip(`${method} /api/v1${path} is not on this amem yet (memory layers, issue 10)`);
+    t.skip(`${method} /api/v1${path} is not on this amem yet (memory layers)`);
     return false;
   }
   return true;
@@ -184,7 +184,7 @@ describe("memory tools against a live amem", () => {
   });
 });
 
-describe("memory-layer tools (routes of issue 10)", () => {
+describe("memory-layer tools (the memory layers' routes)", () => {
   it("core_memory_replace, core_memory_append and core_memory_read", async (t) => {
     if (!(await needsRoute(t, "GET", "/core"))) return;
     const rec = pluginFor();

@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import re
 from io import StringIO
-from pathlib import Path
 
 import pytest
 
+from bench.data import data_dir
 from bench.retrieval import main as bench
 from memories.models import Link, Note
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
-# The public benchmark data sits in ../shared next to the checkout (here and in CI); a clone
-# elsewhere on this machine still finds it at /work/shared.
-ROOT = Path(__file__).resolve().parents[3]
-DATA = next(
-    (p for p in (ROOT.parent / "shared" / "bench", Path("/work/shared/bench")) if (p / "locomo10.json").exists()), None
-)
+# The public benchmark data are not in the repository: $AMEM_BENCH_DATA names their folder.
+DATA = data_dir() if (data_dir() / "locomo10.json").exists() else None
 
 
-@pytest.mark.skipif(DATA is None, reason="the LoCoMo data (../shared/bench/locomo10.json) is not on this machine")
+@pytest.mark.skipif(DATA is None, reason="no LoCoMo data: set AMEM_BENCH_DATA to the folder holding locomo10.json")
 def test_locomo_first_session_of_one_conversation(store):
     out = StringIO()
     bench(
@@ -54,7 +50,7 @@ def test_locomo_first_session_of_one_conversation(store):
     assert r10 >= 0.6
 
 
-@pytest.mark.skipif(DATA is None, reason="the LoCoMo data (../shared/bench/locomo10.json) is not on this machine")
+@pytest.mark.skipif(DATA is None, reason="no LoCoMo data: set AMEM_BENCH_DATA to the folder holding locomo10.json")
 def test_keep_data_ingests_once_and_starts_every_run_cold(store, tmp_path):
     args = ["locomo", "--here", "--data", str(DATA), "--conversations", "1", "--sessions", "1"]
     args += ["--keep-data", str(tmp_path)]

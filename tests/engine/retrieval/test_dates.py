@@ -1,4 +1,4 @@
-"""Named dates: matches from the day or month a query names rank first (issue 14, round 3)."""
+"""Named dates: matches from the day or month a query names rank first (round 3)."""
 
 from __future__ import annotations
 

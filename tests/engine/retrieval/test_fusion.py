@@ -1,4 +1,4 @@
-"""Score fusion: each leg scaled over its pool, mixed by the dense leg's share (issue 14, round 3)."""
+"""Score fusion: each leg scaled over its pool, mixed by the dense leg's share (round 3)."""
 
 from __future__ import annotations
 

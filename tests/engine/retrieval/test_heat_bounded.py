@@ -1,4 +1,4 @@
-"""Heat never hides a match (issue 14): real MiniLM vectors, real index, real heat bumps."""
+"""Heat never hides a match: real MiniLM vectors, real index, real heat bumps."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Link lift: the note linked from a strong match competes for the k slots (issue 14)."""
+"""Link lift: the note linked from a strong match competes for the k slots."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""How deep each leg is asked: min(max(4·limit, 40), visible), DESIGN §4's 4·limit with a floor."""
+"""How deep each leg is asked: min(max(4·limit, 40), visible), the design's 4·limit with a floor."""
 
 from __future__ import annotations
 

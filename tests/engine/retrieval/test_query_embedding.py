@@ -49,7 +49,7 @@ def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
 
 
 def test_a_writes_texts_run_on_one_torch_thread_and_a_big_batch_keeps_its_threads(monkeypatch):
-    """Two threads on a busy 2-core machine wait on each other at every layer (issue 14: 0.6 → 3.5 writes/s)."""
+    """Two threads on a busy 2-core machine wait on each other at every layer (0.6 → 3.5 writes/s)."""
     torch = pytest.importorskip("torch")
     from engine.index.embeddings import SMALL_BATCH
 

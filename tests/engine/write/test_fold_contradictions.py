@@ -1,4 +1,4 @@
-"""A fold never mixes facts (issue 14): contradictions become two notes and a conflict; repeats collapse."""
+"""A fold never mixes facts: contradictions become two notes and a conflict; repeats collapse."""
 
 from __future__ import annotations
 

@@ -68,6 +68,6 @@ def logged_in(page, live_server, reviewer):
     page.wait_for_url(f"{live_server.url}/review/")
     # The menu fetches its counts after load: let that finish, so a test starts from a quiet page.
     # (The live server and the test share no connection: the test database is a file,
-    # amem_site/test_settings.py, so a request still running at teardown waits, never collides.)
+    # testsupport/settings.py, so a request still running at teardown waits, never collides.)
     page.wait_for_load_state("networkidle")
     return page

@@ -1,4 +1,4 @@
-"""Measurements and screenshots for docs/review.md (issue #12). Not part of the suite's claims:
+"""Measurements and screenshots for docs/review.md. Not part of the suite's claims:
 skipped unless AMEM_REVIEW_MEASURE=1, e.g.
 
     AMEM_REVIEW_MEASURE=1 python -m pytest tests/review/browser/test_measure_triage.py -q -s
