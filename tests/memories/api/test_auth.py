@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memories.models import ApiKey, Note
-from tests.api.conftest import AgentClient
+from tests.memories.api.conftest import AgentClient
 
 TEXT = "The staging database runs PostgreSQL 16 on a dedicated host."
 

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from engine.maintenance.runner import run_step
 from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
-from tests.maintenance.conftest import put
+from tests.engine.maintenance.conftest import put
 
 
 def scan(agent):

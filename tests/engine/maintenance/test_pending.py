@@ -14,7 +14,7 @@ from engine.maintenance import merge
 from engine.maintenance.runner import Gate, run_step
 from engine.text import embedding_text
 from memories.models import ConflictPair, Link, Note, NoteEvent
-from tests.maintenance.conftest import axis, near, put, wrote
+from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 NOTE = {"keywords": ["Rex", "beagle"], "tags": ["pets", "dogs"], "context": "Alice's dog.", "category": "Personal"}
 OLD = "Alice has a dog named Rex."

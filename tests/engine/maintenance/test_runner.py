@@ -10,14 +10,14 @@ from django.utils import timezone
 from engine.maintenance import runner
 from engine.maintenance.runner import Gate, run_jobs, run_step
 from memories.models import Agent, JobRun
-from tests.maintenance import fake_jobs
-from tests.maintenance.conftest import wrote
+from tests.engine.maintenance import fake_jobs
+from tests.engine.maintenance.conftest import wrote
 
 
 @pytest.fixture(autouse=True)
 def fake_job(monkeypatch):
-    monkeypatch.setitem(runner.JOB_MODULES, "fake", "tests.maintenance.fake_jobs")
-    monkeypatch.setitem(runner.JOB_MODULES, "other", "tests.maintenance.fake_jobs")
+    monkeypatch.setitem(runner.JOB_MODULES, "fake", "tests.engine.maintenance.fake_jobs")
+    monkeypatch.setitem(runner.JOB_MODULES, "other", "tests.engine.maintenance.fake_jobs")
     monkeypatch.setitem(runner.SEQUENCES, "nightly", ("fake", "other"))
     fake_jobs.RAN.clear()
 

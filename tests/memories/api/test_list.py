@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from memories.models import SHARED_AGENT
-from tests.maintenance.conftest import put
+from tests.engine.maintenance.conftest import put
 
 
 def test_it_pages_through_the_callers_notes_newest_first(as_alice, alice, bob):
@@ -49,6 +49,6 @@ def test_bad_paging_is_a_400(as_alice, query):
 
 
 def test_listing_needs_a_key(db):
-    from tests.api.conftest import AgentClient
+    from tests.memories.api.conftest import AgentClient
 
     assert AgentClient(None).get("/memories").status_code == 401

@@ -16,7 +16,7 @@ from engine.retrieval.search import search
 from engine.write.pipeline import add_episodic
 from memories.models import Note
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_a_commit_syncs_the_note_to_the_index(alice, store, django_capture_on_commit_callbacks):

@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
 from memories.models import Agent, ApiKey, Gateway, GatewayAgent, GatewayKey, Note
-from tests.api.conftest import AgentClient
+from tests.memories.api.conftest import AgentClient
 
 PREFIX = "openclaw-home-"
 TEXT = "The user's sister Ana lives in Porto and teaches piano."

@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from memories.models import JobRun, Note
-from tests.maintenance.conftest import axis, near, put
+from tests.engine.maintenance.conftest import axis, near, put
 
 JOB_FIELDS = {"job", "outcome", "counts", "detail", "items"}
 
@@ -73,7 +73,7 @@ def test_quality_scan_twice_reports_the_same_items_and_flags_nothing_new(as_alic
 
 
 def test_jobs_need_a_key(alice):
-    from tests.api.conftest import AgentClient
+    from tests.memories.api.conftest import AgentClient
 
     for path in ("/jobs/consolidate", "/jobs/quality-scan"):
         assert AgentClient(None).post(path).status_code == 401

@@ -11,7 +11,7 @@ from engine import runtime
 from engine.maintenance import merge
 from engine.maintenance.runner import Gate, run_step
 from memories.models import SHARED_AGENT, Link, Note, NoteEvent
-from tests.maintenance.conftest import axis, near, put, wrote
+from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 FIELDS = {"keywords": ["merged"], "tags": ["memory"], "context": "A merged note.", "category": "Personal"}
 

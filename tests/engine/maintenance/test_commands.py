@@ -11,13 +11,13 @@ from django.utils import timezone
 
 from engine.maintenance import runner
 from memories.models import JobRun
-from tests.maintenance import fake_jobs
-from tests.maintenance.conftest import wrote
+from tests.engine.maintenance import fake_jobs
+from tests.engine.maintenance.conftest import wrote
 
 
 @pytest.fixture(autouse=True)
 def fake_job(monkeypatch):
-    monkeypatch.setitem(runner.JOB_MODULES, "fake", "tests.maintenance.fake_jobs")
+    monkeypatch.setitem(runner.JOB_MODULES, "fake", "tests.engine.maintenance.fake_jobs")
     fake_jobs.RAN.clear()
 
 

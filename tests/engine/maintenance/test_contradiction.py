@@ -11,7 +11,7 @@ from engine import runtime
 from engine.maintenance import runner
 from engine.maintenance.runner import Gate, run_step
 from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
-from tests.maintenance.conftest import put, wrote
+from tests.engine.maintenance.conftest import put, wrote
 
 NOW = timezone.now()
 

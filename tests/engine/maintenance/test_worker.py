@@ -12,7 +12,7 @@ from engine.errors import IndexUnavailable
 from engine.index import store
 from engine.maintenance import runner, tasks
 from memories.models import JobRun, Note
-from tests.maintenance.conftest import axis, near, put, wrote
+from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 FIELDS = {"keywords": ["merged"], "tags": ["memory"], "context": "A merged note.", "category": "General"}
 
