@@ -213,6 +213,8 @@ class Command(AmemCommand):
                 f"memory layers: {len(plan.core)} core block(s), {len(plan.facts)} fact(s), "
                 f"{len(plan.episodes)} episode(s) to import"
             )
+        for part, why in plan.skipped_parts.items():
+            self.stdout.write(f"{part}: {why}")
         for line in plan.bad:
             self.stderr.write(f"skipped {line}")
         for line in plan.warnings:
