@@ -39,7 +39,7 @@ def conversation(n: int) -> dict:
 
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def flooded(request, tmp_path_factory):
-    # The deadline is off here (its own test is tests/api/test_fair_limits.py): on a shared,
+    # The deadline is off here (its own test is tests/memories/api/test_fair_limits.py): on a shared,
     # oversubscribed machine one conversation's embedding can outlast 120 s, and its 503 would
     # be the deadline working, not the race this test looks for.
     live = start_server(tmp_path_factory, request.param, env_extra={"AMEM_HEAVY_DEADLINE": "3600"})
