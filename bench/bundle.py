@@ -1,0 +1,280 @@
+"""What an agent sees: gold evidence inside the recall bundle, per token budget.
+
+usage: nice .venv/bin/python -m bench.bundle locomo|madial [--budgets 250 500 1000 2000]
+       [--data-dir DIR] [--conversations 0-9] [--search]
+
+An agent does not read a top-k list: ``POST /api/v1/recall`` hands it one bundle cut to a
+token budget (engine/layers/recall.py: build, the function the endpoint calls). For every
+question this calls ``build`` at each budget and scores the share of the question's gold
+evidence the bundle carries:
+
+- a turn counts when its note is in the bundle, when a fact in the bundle was read from its
+  note, or when an episode summary in the bundle quotes it (one of its sentences, or the first
+  60 characters of one, appears in the summary: an offline summary quotes turns, and a
+  summary that merely covers a session without saying what the turn said does not carry it);
+- ``tokens`` is what the bundle actually used (the endpoint's own count).
+
+LoCoMo: each conversation is one agent (its own collection), its turns written through the
+conversation path (context, adjacent links, offline facts), every session then closed into an
+episode as the idle job would. MADial: each user one agent, its memories written through the
+episodic path (they are events, not turns); zh and en are scored apart. ``--search`` adds
+search R@k beside it (the default search, cold and after one heated pass of the questions).
+
+``--data-dir`` keeps the ingested stores: a later run with the same data, write recipe and
+model only searches (heat counters reset first). Runs in a throw-away dir otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path("/work/shared/bench")
+BUDGETS = (250, 500, 1000, 2000)
+# Bump when the stored notes change (the write path or the episode closing): kept stores are rebuilt.
+RECIPE = "conversation path + every session closed, v1"
+
+
+@dataclass
+class Tally:
+    """Evidence share and tokens per (group, budget, category), one value per question."""
+
+    evidence: dict[tuple[str, int, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    used: dict[tuple[str, int], list[int]] = field(default_factory=lambda: defaultdict(list))
+    seconds: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add(self, group: str, budget: int, category: str, share: float, tokens: int) -> None:
+        for g in (group, "all"):
+            self.evidence[(g, budget, category)].append(share)
+            self.used[(g, budget)].append(tokens)
+
+    def mean(self, group: str, budget: int, category: str | None) -> tuple[float, int]:
+        if category is None:
+            vals = [v for (g, b, _c), vs in self.evidence.items() if g == group and b == budget for v in vs]
+        else:
+            vals = self.evidence.get((group, budget, category), [])
+        return (statistics.fmean(vals) if vals else float("nan")), len(vals)
+
+
+def setup_django(data_dir: str) -> None:
+    os.environ.update(
+        AMEM_DATA_DIR=data_dir,
+        DATABASE_URL=f"sqlite:///{data_dir}/bench.sqlite3",
+        AMEM_QDRANT_PATH=f"{data_dir}/qdrant",
+        AMEM_QDRANT_URL="",
+        AMEM_LLM_PROVIDER="none",
+        AMEM_LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="amem_site.settings",
+    )
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+def quoted(summary: str, text: str) -> bool:
+    """Whether ``summary`` quotes ``text``: one of its sentences (or that sentence's first 60
+    characters, as a summary cuts long ones) appears in it."""
+    flat = " ".join(summary.split())
+    for sentence in _SENTENCE_END.split(" ".join(text.split())):
+        probe = sentence[:60].strip()
+        if len(probe) >= 20 and probe in flat:
+            return True
+    return False
+
+
+def bundle_sources(agent, bundle) -> set[str]:
+    """The gold ids (note ``sources``) the bundle carries: its notes, the notes its facts were
+    read from, and the turns its episode summaries quote."""
+    from memories.models import Episode, Fact, Note
+
+    note_ids = [n["id"] for n in bundle.notes]
+    fact_notes = [s for f in Fact.objects.filter(pk__in=[f["id"] for f in bundle.facts]) for s in f.sources]
+    carried = set(note_ids) | set(fact_notes)
+    episodes = list(getattr(bundle, "episodes", None) or ([bundle.episode] if bundle.episode else []))
+    found: set[str] = set()
+    for note in Note.objects.filter(pk__in=list(carried)):
+        found.update(note.sources)
+    for item in episodes:
+        episode = Episode.objects.filter(note_id=item["id"]).first()
+        if episode is None:
+            continue
+        for turn in Note.objects.filter(pk__in=episode.turn_ids):
+            if quoted(item["summary"], turn.content):
+                found.update(turn.sources)
+    return found
+
+
+def score_bundles(agent, questions, budgets, group: str, tally: Tally) -> None:
+    from engine.layers import recall
+
+    for question in questions:
+        for budget in budgets:
+            t0 = time.perf_counter()
+            bundle = recall.build(agent, question.text, token_budget=budget)
+            tally.seconds[budget] += time.perf_counter() - t0
+            assert bundle.tokens <= budget, (bundle.tokens, budget)
+            got = bundle_sources(agent, bundle)
+            tally.add(group, budget, question.category, len(question.gold & got) / len(question.gold), bundle.tokens)
+
+
+def recipe_key(name: str, memories) -> str:
+    from engine import runtime
+
+    text = repr((RECIPE, runtime.embedder().model_name, [(m.source, m.text, str(m.occurred_at), m.session) for m in memories]))
+    return f"bundle bench {name} " + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def stored_agent(name: str, memories, path: str, close_sessions: bool):
+    """The agent holding ``memories``: ingested now, or by an earlier run into the kept dir."""
+    from bench.evaluate import IngestOptions, ingest
+    from engine.layers import episodes
+    from memories.models import Agent, Note
+
+    key = recipe_key(name, memories)
+    agent = Agent.objects.filter(pk=name).first()
+    if agent is not None and agent.name == key:
+        Note.objects.filter(agent_id=agent.pk).update(retrieval_count=0, last_accessed=None)
+        return agent, 0.0
+    if agent is not None:
+        raise SystemExit(f"the data dir holds another ingest of {name}; use a new --data-dir")
+    t0 = time.perf_counter()
+    agent = Agent.objects.create(id=name, collection=name[:64])
+    ingest(agent, memories, IngestOptions(path))
+    if close_sessions:  # what the idle job does to a finished session
+        for session in sorted({str(m.session) for m in memories}, key=int):
+            episodes.close(agent, session, closed_by="idle", actor="bench")
+    agent.name = key
+    agent.save(update_fields=["name"])
+    return agent, time.perf_counter() - t0
+
+
+def conversation_range(spec: str, count: int) -> list[int]:
+    if not spec:
+        return list(range(count))
+    lo, _, hi = spec.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def stores(args):
+    """(group, agent name, memories, questions, write path, close sessions) per store to score."""
+    from bench.data import load_locomo, load_madial
+    from bench.evaluate import Memory
+
+    data = Path(args.data)
+    if args.benchmark == "locomo":
+        conversations = load_locomo(data / "locomo10.json")
+        for i in conversation_range(args.conversations, len(conversations)):
+            conv = conversations[i]
+            memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
+            group = "tune 0-4" if i < 5 else "held-out 5-9"
+            yield group, f"bundle-locomo-{conv.name}", memories, conv.questions, "conversation", True
+    else:
+        for lang in ("zh", "en"):
+            for user, memories, questions in load_madial(data / "madial", lang):
+                rows = [Memory(m.id, m.text, m.occurred_at) for m in memories]
+                yield lang, f"bundle-madial-{lang}-{user}", rows, questions, "episodic", False
+
+
+def markdown(tally: Tally, budgets, categories, groups) -> str:
+    head = "| set | budget | " + " | ".join(f"cat {c}" for c in categories) + " | **all** | tokens used (mean / max) | ms per bundle |"
+    rule = "| --- | ---: | " + " | ".join("---:" for _ in categories) + " | ---: | ---: | ---: |"
+    lines = [head, rule]
+    for group in groups:
+        for budget in budgets:
+            cells = []
+            for c in categories:
+                value, n = tally.mean(group, budget, c)
+                cells.append(f"{value:.3f} ({n})" if n else "-")
+            overall, n = tally.mean(group, budget, None)
+            used = tally.used[(group, budget)]
+            per = 1000 * tally.seconds[budget] / max(len(tally.used[("all", budget)]), 1)
+            lines.append(
+                f"| {group} | {budget} | {' | '.join(cells)} | **{overall:.3f}** ({n}) | "
+                f"{statistics.fmean(used):.0f} / {max(used)} | {per:.0f} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmark", choices=["locomo", "madial"])
+    parser.add_argument("--data", default=str(SHARED), help="folder holding locomo10.json and madial/")
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
+    parser.add_argument("--conversations", default="", help="LoCoMo conversations by index, e.g. 0-4 or 5-9")
+    parser.add_argument("--data-dir", default="", help="keep the ingested stores here and reuse them")
+    parser.add_argument("--search", action="store_true", help="also search R@k (default search, cold and heated)")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="amem-bundle-") as tmp:
+        folder = args.data_dir or tmp
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        setup_django(folder)
+        from bench.evaluate import Scores, evaluate, markdown_table, variants
+        from engine import runtime
+
+        started = time.perf_counter()
+        load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        tally, ingest_s = Tally(), 0.0
+        rows = [v for v in variants() if v.key in ("full", "heated")]
+        search_scores: dict[str, Scores] = defaultdict(lambda: Scores((1, 5, 10, 20)))
+        groups: list[str] = []
+        for group, name, memories, questions, path, close in stores(args):
+            agent, spent = stored_agent(name, memories, path, close)
+            ingest_s += spent
+            score_bundles(agent, questions, args.budgets, group, tally)
+            if args.search:
+                # After the bundles: the heated row warms the store, and bundles are measured cold.
+                evaluate(agent, questions, rows, search_scores[group])
+                evaluate(agent, questions, rows, search_scores["all"])
+            groups += [group] if group not in groups else []
+            print(f"{name}: {len(memories)} memories, {len(questions)} questions", file=sys.stderr, flush=True)
+        categories = ["1", "2", "3", "4"] if args.benchmark == "locomo" else [g for g in ("zh", "en") if g in groups]
+        shown = [*groups, "all"] if args.benchmark == "locomo" and len(groups) > 1 else groups
+        print(
+            f"**bundle evidence, {args.benchmark}, {runtime.embedder().model_name}**: ingest {ingest_s:.0f} s, "
+            f"total {time.perf_counter() - started:.0f} s, load {load_at_start} → "
+            + " ".join(f"{x:.2f}" for x in os.getloadavg())
+            + f". Command: `python -m bench.bundle {' '.join(sys.argv[1:])}`\n"
+        )
+        if args.benchmark == "madial":
+            print(madial_markdown(tally, args.budgets, groups))
+        else:
+            print(markdown(tally, args.budgets, categories, shown))
+        if args.search:
+            for group in shown if args.benchmark == "locomo" else ["all"]:
+                cats = categories if args.benchmark == "locomo" else groups
+                print(f"\nsearch R@k, {group}:\n")
+                print(markdown_table(search_scores[group], [r.name for r in rows], cats))
+        runtime.close_store()
+
+
+def madial_markdown(tally: Tally, budgets, languages) -> str:
+    head = "| language | budget | evidence in bundle | tokens used (mean / max) |"
+    lines = [head, "| --- | ---: | ---: | ---: |"]
+    for lang in languages:
+        for budget in budgets:
+            value, n = tally.mean(lang, budget, None)
+            used = tally.used[(lang, budget)]
+            lines.append(f"| {lang} | {budget} | {value:.3f} ({n}) | {statistics.fmean(used):.0f} / {max(used)} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
