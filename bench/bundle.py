@@ -137,7 +137,9 @@ def score_bundles(agent, questions, budgets, group: str, tally: Tally) -> None:
 def recipe_key(name: str, memories) -> str:
     from engine import runtime
 
-    text = repr((RECIPE, runtime.embedder().model_name, [(m.source, m.text, str(m.occurred_at), m.session) for m in memories]))
+    text = repr(
+        (RECIPE, runtime.embedder().model_name, [(m.source, m.text, str(m.occurred_at), m.session) for m in memories])
+    )
     return f"bundle bench {name} " + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -182,18 +184,22 @@ def stores(args):
         conversations = load_locomo(data / "locomo10.json")
         for i in conversation_range(args.conversations, len(conversations)):
             conv = conversations[i]
-            memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
+            turns = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
             group = "tune 0-4" if i < 5 else "held-out 5-9"
-            yield group, f"bundle-locomo-{conv.name}", memories, conv.questions, "conversation", True
+            yield group, f"bundle-locomo-{conv.name}", turns, conv.questions, "conversation", True
     else:
         for lang in ("zh", "en"):
-            for user, memories, questions in load_madial(data / "madial", lang):
-                rows = [Memory(m.id, m.text, m.occurred_at) for m in memories]
+            for user, events, questions in load_madial(data / "madial", lang):
+                rows = [Memory(m.id, m.text, m.occurred_at) for m in events]
                 yield lang, f"bundle-madial-{lang}-{user}", rows, questions, "episodic", False
 
 
 def markdown(tally: Tally, budgets, categories, groups) -> str:
-    head = "| set | budget | " + " | ".join(f"cat {c}" for c in categories) + " | **all** | tokens used (mean / max) | ms per bundle |"
+    head = (
+        "| set | budget | "
+        + " | ".join(f"cat {c}" for c in categories)
+        + " | **all** | tokens used (mean / max) | ms per bundle |"
+    )
     rule = "| --- | ---: | " + " | ".join("---:" for _ in categories) + " | ---: | ---: | ---: |"
     lines = [head, rule]
     for group in groups:

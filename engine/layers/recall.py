@@ -1,12 +1,14 @@
 """The recall bundle: what an agent should know right now, packed to a token budget.
 
-Order and priority are the same: core memory first (the agent's own blocks, then
-the subject's), then the notes most relevant to the query, the current facts they
-or the query mention, and the latest episode summary. Items are added whole, in
-that order, while they fit; a core block that does not fit whole is cut at a token
-boundary (core memory is always there, even at the smallest budget); any other item
-that does not fit is left out and the next one is tried. Tokens are counted on the
-final text with engine/layers/tokens.py, so ``tokens`` ≤ ``token_budget`` always.
+Sections, in this order: core memory (the agent's own blocks, then the subject's), the notes
+most relevant to the query, the current facts they or the query mention, the latest episode
+summary. A core block that does not fit whole is cut at a token boundary (core memory is
+always there, even at the smallest budget). Then the budget goes, in priority order, to the
+first ``FIRST_NOTES`` notes, the facts, the latest episode, and finally to as many further
+notes as still fit: a large budget is filled, a small one keeps its facts and episode. Which
+notes, and how they are written (oldest first, one line per day, sessions taking turns), is
+engine/layers/recall_notes.py. Tokens are counted with engine/layers/tokens.py on the final
+text, so ``tokens`` ≤ ``token_budget`` always.
 
 Text format (stable; documented in docs/memory-layers.md)::
 
@@ -14,14 +16,15 @@ Text format (stable; documented in docs/memory-layers.md)::
     [persona] {"name":"Ada"}
     [user @alex] {"likes":["tea"]}
     # Relevant notes
-    - (2026-05-01) Alex moved to Lisbon in May.
+    [1 May 2026]
+    - Alex moved to Lisbon in May.
     # Facts
     - alex lives_in Lisbon (since 2026-05-01)
     # Latest episode (session s1, ended 2026-05-02 10:00)
     Episode: session s1, …
 
 A section header appears only when at least one of its items fits. The JSON holds
-exactly the items the text holds (a cut core block with its full value).
+exactly the items the text holds, in the text's order (a cut core block with its full value).
 """
 
 from __future__ import annotations
@@ -31,13 +34,15 @@ from dataclasses import dataclass, field
 
 from engine.annotations import facts
 from engine.errors import InvalidInput
-from engine.layers import core, episodes, tokens
+from engine.layers import core, episodes, recall_notes, tokens
 from engine.retrieval.search import search
 from memories.models import Agent
 
 MIN_BUDGET, MAX_BUDGET = 64, 32_000
 MAX_LIMIT = 50
 MIN_ROOM = 16  # tokens left for the bundle after the caller's wrapper: less would hold nothing useful
+# Notes placed before the facts and the latest episode; the rest of the budget takes more notes after them.
+FIRST_NOTES = 8
 
 
 @dataclass
@@ -113,14 +118,16 @@ def build(
     *,
     token_budget: int = 1200,
     subject: str | None = None,
-    limit: int = 8,
+    limit: int | None = None,
     wrapper: str = "",
 ) -> Bundle:
-    """``wrapper``: the text the caller puts around ``text`` (its tags, a heading), all of it; it is
+    """The bundle for ``query``; ``limit`` caps the notes (None: as many as the budget holds).
+
+    ``wrapper``: the text the caller puts around ``text`` (its tags, a heading), all of it; it is
     counted against ``token_budget`` and in ``tokens``, so the whole injected block fits the budget."""
     if not isinstance(token_budget, int) or not MIN_BUDGET <= token_budget <= MAX_BUDGET:
         raise InvalidInput(f"token_budget must be between {MIN_BUDGET} and {MAX_BUDGET}")
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    if limit is not None and (not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT):
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
     framing = tokens.count(wrapper)
     if token_budget - framing < MIN_ROOM:
@@ -128,7 +135,8 @@ def build(
             f"the wrapper takes {framing} of the {token_budget} tokens, leaving less than {MIN_ROOM} for the bundle"
         )
     bundle = Bundle(token_budget=token_budget)
-    packer = _Packer(token_budget - framing)
+    room = token_budget - framing  # what the bundle's own text may use
+    packer = _Packer(room)
 
     packer.section("# Core memory")
     for block in core.blocks_for_recall(agent, subject):
@@ -136,30 +144,41 @@ def build(
         line = f"{label} {json.dumps(block.value, ensure_ascii=False, separators=(',', ':'))}"
         if packer.add(line, clip=True):
             bundle.core.append({"name": block.name, "subject": block.subject, "value": block.value})
+    core_lines = list(packer.lines)
 
-    results = search(query, agent, limit=limit, subject=subject, heat=False)
-    packer.section("# Relevant notes")
-    for result in results:
-        note = result.note
-        if note.layer == "episode":
-            continue  # the episode has its own section
-        line = f"- ({_day(note.created_at)}) {' '.join(note.content.split())}"
-        if packer.add(line):
-            bundle.notes.append(
-                {
-                    "id": str(note.pk),
-                    "content": note.content,
-                    "similarity": float(result.similarity),
-                    "created_at": note.created_at,
-                }
-            )
+    results = search(query, agent, limit=recall_notes.candidate_limit(room, limit), subject=subject, heat=False)
+    ranked = recall_notes.diversified(results)
+    cap = len(ranked) if limit is None else limit
+    # First the notes the bundle always had room for, then facts and the latest episode, then
+    # the rest of the budget goes to further notes: a large budget is filled, and a small one
+    # still keeps its facts and episode after the best notes.
+    notes = recall_notes.NoteSection()
+    header = tokens.count("# Relevant notes")
+    spent = tokens.count(packer.text)
 
-    note_ids = [n["id"] for n in bundle.notes]
-    current = [f for f in facts.facts_of_notes(agent, note_ids) if f.invalid_at is None]
-    chosen = {f.pk: f for f in [*facts.mentioned_in(agent, query), *current]}
-    packer.section("# Facts")
-    for fact in chosen.values():
-        if packer.add(fact_line(fact)):
+    def take_notes(upto: int) -> None:
+        nonlocal spent
+        for result in ranked:
+            if len(notes.chosen) >= min(upto, cap):
+                return
+            if notes.has(result):
+                continue
+            extra = notes.cost(result) + (0 if notes.chosen else header)
+            if spent + extra <= room:
+                notes.take(result)
+                spent += extra
+
+    take_notes(FIRST_NOTES)
+    first_ids = [str(r.note.pk) for r in notes.chosen]
+
+    current = [f for f in facts.facts_of_notes(agent, first_ids) if f.invalid_at is None]
+    chosen_facts = {f.pk: f for f in [*facts.mentioned_in(agent, query), *current]}
+    fact_lines: list[str] = []
+    for fact in chosen_facts.values():
+        extra = tokens.count(fact_line(fact)) + (0 if fact_lines else tokens.count("# Facts"))
+        if spent + extra <= room:
+            fact_lines.append(fact_line(fact))
+            spent += extra
             bundle.facts.append(
                 {
                     "id": fact.pk,
@@ -172,9 +191,13 @@ def build(
             )
 
     episode = episodes.latest(agent)
+    episode_lines: list[str] = []
     if episode is not None:
-        packer.section(f"# Latest episode (session {episode.session}, ended {episode.ended_at:%Y-%m-%d %H:%M})")
-        if packer.add(episode.note.content):
+        head = f"# Latest episode (session {episode.session}, ended {episode.ended_at:%Y-%m-%d %H:%M})"
+        extra = tokens.count(head) + tokens.count(episode.note.content)
+        if spent + extra <= room:
+            episode_lines = [head, episode.note.content]
+            spent += extra
             bundle.episode = {
                 "id": str(episode.note_id),
                 "summary": episode.note.content,
@@ -182,6 +205,27 @@ def build(
                 "ended_at": episode.ended_at,
             }
 
-    bundle.text = packer.text
+    take_notes(len(ranked))
+    bundle.text = _render(core_lines, notes, fact_lines, episode_lines)
+    # Counts add up line by line (the tokenizer splits on whitespace); should a text ever count
+    # more than its lines, the last notes chosen give way rather than the budget.
+    while tokens.count(bundle.text) > room and notes.chosen:
+        notes.drop_last()
+        bundle.text = _render(core_lines, notes, fact_lines, episode_lines)
     bundle.tokens = tokens.count(bundle.text) + framing
+    for result in notes.chosen_in_order():
+        bundle.notes.append(
+            {
+                "id": str(result.note.pk),
+                "content": result.note.content,
+                "similarity": float(result.similarity),
+                "created_at": result.note.created_at,
+            }
+        )
     return bundle
+
+
+def _render(core_lines: list[str], notes: recall_notes.NoteSection, fact_lines: list[str], episode: list[str]) -> str:
+    note_block = ["# Relevant notes", *notes.lines()] if notes.chosen else []
+    fact_block = ["# Facts", *fact_lines] if fact_lines else []
+    return "\n".join([*core_lines, *note_block, *fact_block, *episode])

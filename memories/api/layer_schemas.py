@@ -17,14 +17,15 @@ def _or(default: int) -> BeforeValidator:
     return BeforeValidator(lambda value: default if value is None else value)
 
 
-DEFAULT_BUDGET, DEFAULT_RECALL_LIMIT = 1200, 8
+DEFAULT_BUDGET = 1200
 
 
 class RecallIn(In):
     query: Text
     token_budget: Annotated[StrictInt, _or(DEFAULT_BUDGET)] = Field(DEFAULT_BUDGET, ge=64, le=32_000)
     subject: Label | None = None
-    limit: Annotated[StrictInt, _or(DEFAULT_RECALL_LIMIT)] = Field(DEFAULT_RECALL_LIMIT, ge=1, le=50)
+    # None (or left out): as many notes as the budget holds.
+    limit: StrictInt | None = Field(None, ge=1, le=50)
     # The caller's own framing around ``text`` (tags, a heading): counted against token_budget.
     wrapper: str = Field("", max_length=1000)
 

@@ -1,0 +1,111 @@
+"""Which notes a recall bundle carries, and how they are written into it.
+
+Measured with ``python -m bench.bundle`` (docs/benchmarks.md, "Recall bundle"):
+
+- **Filling the budget.** The bundle used to take the search's top 8 (plus up to 8 walked
+  links) and stop, at about 700–900 tokens whatever the budget; now it asks the search for as
+  many candidates as the budget could hold (``candidate_limit``) and packs them until full.
+- **Diversity across sessions.** Ten neighbours of one turn fill a bundle without answering a
+  question whose answer spans sessions; each further note from a session already in the bundle
+  competes at a decayed score (``SESSION_DECAY`` per note already taken from it), so a slightly
+  weaker match from another session gets its turn.
+- **Written by day.** Notes are written oldest first under one ``[8 May 2023]`` line per day
+  rather than a date on every line: the agent reads a timeline (what came first, when something
+  was said), and a day shared by several notes is paid for once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Sequence
+
+from engine.layers import tokens
+from engine.retrieval.search import Result
+
+# About the fewest tokens a note line takes: a budget of B tokens holds at most B / this notes. The
+# search is asked for that many, at least MIN_CANDIDATES: diversity needs candidates beyond what fits
+# (a weaker match from another session may rank below every note of the first session).
+TOKENS_PER_NOTE = 20
+MIN_CANDIDATES, MAX_CANDIDATES = 20, 80
+# Each note already taken from a session multiplies the next one's score by this.
+SESSION_DECAY = 0.85
+
+
+def candidate_limit(token_budget: int, limit: int | None) -> int:
+    """How many matches to ask the search for: what the budget could hold, or the caller's ``limit``."""
+    if limit is not None:
+        return limit
+    return max(MIN_CANDIDATES, min(MAX_CANDIDATES, token_budget // TOKENS_PER_NOTE))
+
+
+def _session(result: Result) -> str:
+    # A note outside any session is its own: diversity never holds it back.
+    return result.note.session or f"note:{result.note.pk}"
+
+
+def diversified(results: Sequence[Result], decay: float = SESSION_DECAY) -> list[Result]:
+    """Matches re-ordered so that sessions take turns: greedily the best score after decay,
+    ``score · decay^(notes already taken from its session)``; walked links follow, in order."""
+    pending = [r for r in results if r.via == "match" and r.note.layer != "episode"]
+    links = [r for r in results if r.via != "match" and r.note.layer != "episode"]
+    taken: Counter[str] = Counter()
+    order: list[Result] = []
+    while pending:
+        best = max(range(len(pending)), key=lambda i: (pending[i].score * decay ** taken[_session(pending[i])], -i))
+        chosen = pending.pop(best)
+        taken[_session(chosen)] += 1
+        order.append(chosen)
+    seen = {r.note.pk for r in order}
+    return order + [r for r in links if r.note.pk not in seen and not seen.add(r.note.pk)]  # type: ignore[func-returns-value]
+
+
+def day_label(moment: dt.datetime | None) -> str:
+    return f"[{moment.day} {moment:%B %Y}]" if moment else "[undated]"
+
+
+def note_line(result: Result) -> str:
+    return f"- {' '.join(result.note.content.split())}"
+
+
+class NoteSection:
+    """Notes chosen so far; ``cost`` of a note is what adding it adds to the text, in tokens."""
+
+    def __init__(self) -> None:
+        self.chosen: list[Result] = []
+        self._days: set[str] = set()
+        self._ids: set[object] = set()
+
+    def cost(self, result: Result) -> int:
+        # Lines are joined by newlines and the tokenizer splits on whitespace, so counts add up.
+        day = day_label(result.note.created_at)
+        return tokens.count(note_line(result)) + (0 if day in self._days else tokens.count(day))
+
+    def take(self, result: Result) -> None:
+        self.chosen.append(result)
+        self._ids.add(result.note.pk)
+        self._days.add(day_label(result.note.created_at))
+
+    def drop_last(self) -> None:
+        dropped = self.chosen.pop()
+        self._ids.discard(dropped.note.pk)
+        self._days = {day_label(r.note.created_at) for r in self.chosen}
+
+    def has(self, result: Result) -> bool:
+        return result.note.pk in self._ids
+
+    def chosen_in_order(self) -> list[Result]:
+        """Oldest first; notes of one moment (a session's turns share its time) in the order chosen."""
+        return sorted(self.chosen, key=lambda r: r.note.created_at)
+
+    def lines(self) -> list[str]:
+        """Oldest first, one day line before each day's notes."""
+        out: list[str] = []
+        last = None
+        for result in self.chosen_in_order():
+            day = day_label(result.note.created_at)
+            if day != last:
+                out.append(day)
+                last = day
+            out.append(note_line(result))
+        return out
