@@ -226,6 +226,13 @@ def main() -> None:
     parser.add_argument("--conversations", default="", help="LoCoMo conversations by index, e.g. 0-4 or 5-9")
     parser.add_argument("--data-dir", default="", help="keep the ingested stores here and reuse them")
     parser.add_argument("--search", action="store_true", help="also search R@k (default search, cold and heated)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="try another value of a constant of engine/layers/recall_notes.py (tuning runs only)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="amem-bundle-") as tmp:
@@ -234,6 +241,11 @@ def main() -> None:
         setup_django(folder)
         from bench.evaluate import Scores, evaluate, markdown_table, variants
         from engine import runtime
+        from engine.layers import recall_notes
+
+        for setting in args.set:
+            name, _, value = setting.partition("=")
+            setattr(recall_notes, name, type(getattr(recall_notes, name))(value))
 
         started = time.perf_counter()
         load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
