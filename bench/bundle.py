@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import statistics
@@ -52,11 +53,16 @@ class Tally:
     evidence: dict[tuple[str, int, str], list[float]] = field(default_factory=lambda: defaultdict(list))
     used: dict[tuple[str, int], list[int]] = field(default_factory=lambda: defaultdict(list))
     seconds: dict[int, float] = field(default_factory=lambda: defaultdict(float))
+    answers: dict[tuple[str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, group: str, budget: int, category: str, share: float, tokens: int) -> None:
-        for g in (group, "all"):
-            self.evidence[(g, budget, category)].append(share)
-            self.used[(g, budget)].append(tokens)
+    def record(self, row: dict) -> None:
+        budget = row["budget"]
+        for g in (row["group"], "all"):
+            self.evidence[(g, budget, row["category"])].append(row["share"])
+            self.used[(g, budget)].append(row["tokens"])
+            if row.get("answer_words") is not None:
+                self.answers[(g, budget)].append(row["answer_words"])
+        self.seconds[budget] += row["seconds"]
 
     def mean(self, group: str, budget: int, category: str | None) -> tuple[float, int]:
         if category is None:
@@ -121,17 +127,67 @@ def bundle_sources(agent, bundle) -> set[str]:
     return found
 
 
-def score_bundles(agent, questions, budgets, group: str, tally: Tally) -> None:
+_WORD = re.compile(r"\w+")
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "with",
+        "by",
+        "from",
+        "or",
+        "is",
+        "was",
+        "were",
+        "be",
+        "her",
+        "his",
+        "their",
+        "its",
+    ]
+)
+
+
+def answer_words(answer: str, text: str) -> float | None:
+    """Share of the reference answer's content words found in the bundle text (None: no answer).
+
+    A second view of the same bundle that needs no gold ids: a bundle that cut a note short, or
+    carried a summary instead of the turn, scores here only if the words the answer needs are in it.
+    """
+    wanted = {w for w in _WORD.findall(answer.casefold()) if w not in _FUNCTION_WORDS}
+    if not wanted:
+        return None
+    have = set(_WORD.findall(text.casefold()))
+    return len(wanted & have) / len(wanted)
+
+
+def score_bundles(agent, questions, budgets, group: str, tally: Tally, log=None) -> None:
+    """Build every question's bundle at every budget; ``log`` (a text file) gets one JSON line each."""
     from engine.layers import recall
 
     for question in questions:
         for budget in budgets:
             t0 = time.perf_counter()
             bundle = recall.build(agent, question.text, token_budget=budget)
-            tally.seconds[budget] += time.perf_counter() - t0
+            seconds = time.perf_counter() - t0
             assert bundle.tokens <= budget, (bundle.tokens, budget)
             got = bundle_sources(agent, bundle)
-            tally.add(group, budget, question.category, len(question.gold & got) / len(question.gold), bundle.tokens)
+            share = len(question.gold & got) / len(question.gold)
+            row = {"group": group, "budget": budget, "category": question.category, "share": share}
+            row["answer_words"] = answer_words(question.answer, bundle.text)
+            row |= {"tokens": bundle.tokens, "seconds": seconds, "agent": agent.pk}
+            tally.record(row)
+            if log is not None:
+                log.write(json.dumps(row) + "\n")
+                log.flush()
 
 
 def recipe_key(name: str, memories) -> str:
@@ -211,8 +267,10 @@ def markdown(tally: Tally, budgets, categories, groups) -> str:
             overall, n = tally.mean(group, budget, None)
             used = tally.used[(group, budget)]
             per = 1000 * tally.seconds[budget] / max(len(tally.used[("all", budget)]), 1)
+            words = tally.answers.get((group, budget))
             lines.append(
                 f"| {group} | {budget} | {' | '.join(cells)} | **{overall:.3f}** ({n}) | "
+                f"{statistics.fmean(words) if words else float('nan'):.3f} | "
                 f"{statistics.fmean(used):.0f} / {max(used)} | {per:.0f} |"
             )
     return "\n".join(lines)
@@ -220,7 +278,7 @@ def markdown(tally: Tally, budgets, categories, groups) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("benchmark", choices=["locomo", "madial"])
+    parser.add_argument("benchmark", choices=["locomo", "madial", "report"])
     parser.add_argument("--data", default=str(SHARED), help="folder holding locomo10.json and madial/")
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     parser.add_argument("--conversations", default="", help="LoCoMo conversations by index, e.g. 0-4 or 5-9")
@@ -233,7 +291,12 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="try another value of a constant of engine/layers/recall_notes.py (tuning runs only)",
     )
+    parser.add_argument("--jsonl", default="", help="append one JSON line per bundle here (runs in parallel)")
+    parser.add_argument("logs", nargs="*", help="report: the --jsonl files to merge into the tables")
     args = parser.parse_args()
+    if args.benchmark == "report":
+        report(args.logs, args.budgets)
+        return
 
     with tempfile.TemporaryDirectory(prefix="amem-bundle-") as tmp:
         folder = args.data_dir or tmp
@@ -256,7 +319,8 @@ def main() -> None:
         for group, name, memories, questions, path, close in stores(args):
             agent, spent = stored_agent(name, memories, path, close)
             ingest_s += spent
-            score_bundles(agent, questions, args.budgets, group, tally)
+            with open(args.jsonl or os.devnull, "a", encoding="utf-8") as log:
+                score_bundles(agent, questions, args.budgets, group, tally, log)
             if args.search:
                 # After the bundles: the heated row warms the store, and bundles are measured cold.
                 evaluate(agent, questions, rows, search_scores[group])
@@ -281,6 +345,22 @@ def main() -> None:
                 print(f"\nsearch R@k, {group}:\n")
                 print(markdown_table(search_scores[group], [r.name for r in rows], cats))
         runtime.close_store()
+
+
+def report(logs: list[str], budgets) -> None:
+    """The tables of one or more ``--jsonl`` logs (chunks of one run made in parallel)."""
+    tally, groups = Tally(), []
+    for path in logs:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            tally.record(row)
+            groups += [row["group"]] if row["group"] not in groups else []
+    budgets = sorted({b for (_g, b) in tally.used})
+    if set(groups) <= {"zh", "en"}:
+        print(madial_markdown(tally, budgets, [g for g in ("zh", "en") if g in groups]))
+    else:
+        order = [g for g in ("tune 0-4", "held-out 5-9") if g in groups]
+        print(markdown(tally, budgets, ["1", "2", "3", "4"], [*order, "all"] if len(order) > 1 else order))
 
 
 def madial_markdown(tally: Tally, budgets, languages) -> str:

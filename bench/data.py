@@ -44,6 +44,7 @@ class Question:
     text: str
     gold: frozenset[str]
     category: str
+    answer: str = ""  # LoCoMo's reference answer ("" for MADial)
 
 
 @dataclass
@@ -99,7 +100,8 @@ def load_locomo(path: Path, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[
             gold = normalize_evidence(qa.get("evidence", []))
             # Questions without evidence cannot be scored for recall (the README's recipe skips them).
             if qa["category"] in categories and gold:
-                item.questions.append(Question(qa["question"], frozenset(gold), str(qa["category"])))
+                answer = str(qa.get("answer", ""))
+                item.questions.append(Question(qa["question"], frozenset(gold), str(qa["category"]), answer))
         conversations.append(item)
     return conversations
 

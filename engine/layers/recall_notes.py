@@ -44,9 +44,10 @@ def _session(result: Result) -> str:
     return result.note.session or f"note:{result.note.pk}"
 
 
-def diversified(results: Sequence[Result], decay: float = SESSION_DECAY) -> list[Result]:
+def diversified(results: Sequence[Result], decay: float | None = None) -> list[Result]:
     """Matches re-ordered so that sessions take turns: greedily the best score after decay,
     ``score · decay^(notes already taken from its session)``; walked links follow, in order."""
+    decay = SESSION_DECAY if decay is None else decay
     pending = [r for r in results if r.via == "match" and r.note.layer != "episode"]
     links = [r for r in results if r.via != "match" and r.note.layer != "episode"]
     taken: Counter[str] = Counter()
