@@ -8,6 +8,7 @@
     python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
     python -m bench local-model …     LoCoMo through /turns with a real local model vs offline (bench/local_model.py)
     python -m bench curation …        the review queues' precision and recall on labelled sets (bench/curation/)
+    python -m bench bundle …          gold evidence inside the recall bundle per token budget (bench/bundle.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -27,6 +28,7 @@ SCRIPTS = {
     "flood": "bench.flood",
     "local-model": "bench.local_model",
     "curation": "bench.curation.replay",
+    "bundle": "bench.bundle",
 }
 RETRIEVAL = ("locomo", "madial")
 

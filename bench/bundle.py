@@ -1,6 +1,6 @@
 """What an agent sees: gold evidence inside the recall bundle, per token budget.
 
-usage: nice .venv/bin/python -m bench.bundle locomo|madial [--budgets 250 500 1000 2000]
+usage: nice .venv/bin/python -m bench bundle locomo|madial [--budgets 250 500 1000 2000]
        [--data-dir DIR] [--conversations 0-9] [--search]
 
 An agent does not read a top-k list: ``POST /api/v1/recall`` hands it one bundle cut to a
@@ -333,7 +333,7 @@ def main() -> None:
             f"**bundle evidence, {args.benchmark}, {runtime.embedder().model_name}**: ingest {ingest_s:.0f} s, "
             f"total {time.perf_counter() - started:.0f} s, load {load_at_start} → "
             + " ".join(f"{x:.2f}" for x in os.getloadavg())
-            + f". Command: `python -m bench.bundle {' '.join(sys.argv[1:])}`\n"
+            + f". Command: `python -m bench bundle {' '.join(sys.argv[1:])}`\n"
         )
         if args.benchmark == "madial":
             print(madial_markdown(tally, args.budgets, groups))

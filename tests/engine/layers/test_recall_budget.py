@@ -78,12 +78,18 @@ def test_a_budget_without_room_for_header_and_note_holds_no_note(garden_talk):
 def test_sessions_take_turns_in_the_bundle(as_alice, store):
     # One session says the thing asked about many times over; another says it once, a bit less alike.
     crowded = [
-        {"text": f"Our trip to Kyoto in spring was lovely, day {i} at the temples.", "session": "a"} for i in range(12)
+        {
+            "text": f"Our trip to Kyoto in spring was lovely, day {i} at the temples; we walked from the station "
+            "past the river and the old wooden houses, and stayed until the evening bells.",
+            "session": "a",
+        }
+        for i in range(12)
     ]
     other = [{"text": "Kyoto in spring: the trip to the temples cost 900 euros.", "session": "b"}]
     as_alice.post("/conversations", {"turns": crowded})
     as_alice.post("/conversations", {"turns": other})
-    body = as_alice.post("/recall", {"query": "Kyoto trip spring temples", "token_budget": 150}).json()
+    # 400 tokens: room for about nine of these notes, and the search is asked for 16.
+    body = as_alice.post("/recall", {"query": "Kyoto trip spring temples", "token_budget": 400}).json()
     contents = [n["content"] for n in body["notes"]]
     assert 2 <= len(contents) < 13
     assert "Kyoto in spring: the trip to the temples cost 900 euros." in contents
