@@ -304,9 +304,10 @@ def main() -> None:
         setup_django(folder)
         from bench.evaluate import Scores, evaluate, markdown_table, variants
         from engine import runtime
-        from engine.layers import recall_notes
 
         for setting in args.set:
+            from engine.layers import recall_notes
+
             name, _, value = setting.partition("=")
             setattr(recall_notes, name, type(getattr(recall_notes, name))(value))
 

@@ -111,3 +111,14 @@ def test_diversified_lets_a_second_session_in_before_a_third_note_of_the_first()
 def test_notes_outside_sessions_are_never_held_back():
     one, two = _result("", 0.9), _result("", 0.8)
     assert diversified([one, two], decay=0.1) == [one, two]
+
+
+def test_a_filled_bundle_leaves_room_for_the_wrapper(garden_talk):
+    wrapper = "<amem-memory>\nWhat you remember about this user (may be outdated):\n\n</amem-memory>"
+    body = garden_talk.post(
+        "/recall", {"query": "garden tomatoes basil", "token_budget": 400, "wrapper": wrapper}
+    ).json()
+    framing = tokens.count(wrapper)
+    assert body["tokens"] == tokens.count(body["text"]) + framing <= 400
+    # Filled: what is left after the wrapper is used up to less than one more note.
+    assert body["tokens"] > 400 - 30
