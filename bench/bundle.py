@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path("/work/shared/bench")
 BUDGETS = (250, 500, 1000, 2000)
 # Bump when the stored notes change (the write path or the episode closing): kept stores are rebuilt.
 RECIPE = "conversation path + every session closed, v1"
@@ -232,10 +231,10 @@ def conversation_range(spec: str, count: int) -> list[int]:
 
 def stores(args):
     """(group, agent name, memories, questions, write path, close sessions) per store to score."""
-    from bench.data import load_locomo, load_madial
+    from bench.data import data_dir, load_locomo, load_madial
     from bench.evaluate import Memory
 
-    data = Path(args.data)
+    data = Path(args.data) if args.data else data_dir()
     if args.benchmark == "locomo":
         conversations = load_locomo(data / "locomo10.json")
         for i in conversation_range(args.conversations, len(conversations)):
@@ -279,7 +278,9 @@ def markdown(tally: Tally, budgets, categories, groups) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("benchmark", choices=["locomo", "madial", "report"])
-    parser.add_argument("--data", default=str(SHARED), help="folder holding locomo10.json and madial/")
+    parser.add_argument(
+        "--data", default="", help="folder holding locomo10.json and madial/ (default $AMEM_BENCH_DATA)"
+    )
     parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS))
     parser.add_argument("--conversations", default="", help="LoCoMo conversations by index, e.g. 0-4 or 5-9")
     parser.add_argument("--data-dir", default="", help="keep the ingested stores here and reuse them")
