@@ -12,7 +12,7 @@ import type {
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
 import type { PluginState } from "./state.js";
-import { cleanText, latestExchange, packNotes, RECALL_WRAPPER, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
+import { latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
 export const MUTATING_TOOLS = new Set([
@@ -93,7 +93,7 @@ export function makeHooks(state: PluginState) {
   ): Promise<PluginHookBeforePromptBuildResult | void> {
     const resolved = state.resolve(ctx);
     if (!resolved.autoRecall || nonInteractive(ctx)) return;
-    const query = cleanText(event.currentUserMessage ?? event.prompt ?? "");
+    const query = recallQuery(event.currentUserMessage ?? event.prompt ?? "");
     if (query.length < state.cfg.minPromptChars) return;
     const budget = state.cfg.recallTimeoutMs;
     try {

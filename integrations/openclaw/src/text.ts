@@ -11,6 +11,17 @@ export function cleanText(text: string): string {
   return text.replace(OUR_BLOCK, "").replace(OTHER_BLOCKS, "").replace(SENDER_METADATA, "").trim();
 }
 
+/** amem refuses a search query longer than a note (20,000 characters; docs/api.md). */
+export const MAX_QUERY_CHARS = 20_000;
+
+/**
+ * The recall query for a user message: its own words, cut to what amem accepts. A longer paste
+ * would be refused (400) and recall skipped for the turn; its opening is what the turn is about.
+ */
+export function recallQuery(text: string): string {
+  return cleanText(text).slice(0, MAX_QUERY_CHARS);
+}
+
 /** A message's text: a string, or the `text` of its text blocks joined by newlines. */
 export function messageText(message: unknown): string {
   if (!message || typeof message !== "object") return "";

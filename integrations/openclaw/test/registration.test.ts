@@ -18,7 +18,7 @@ import {
 import { amemAgentId } from "../src/identity.js";
 import { CONFIG_JSON_SCHEMA, UI_HINTS } from "../src/schema.js";
 import { blockedHooks, memoryCoreEnabled, selfCheck } from "../src/selfcheck.js";
-import { toolCalls } from "../src/text.js";
+import { MAX_QUERY_CHARS, recallQuery, toolCalls } from "../src/text.js";
 import { TOOL_NAMES } from "../src/tools.js";
 import { fakeApi, GOOD_CONFIG } from "./helpers/fake-api.js";
 
@@ -289,5 +289,14 @@ describe("toolCalls", () => {
       ["tool_call", "graph_add"],
     );
     assert.deepEqual(toolCalls([assistant({ type: "toolCall", name: "tool_call", arguments: "not json" })]), ["tool_call"]);
+  });
+});
+
+describe("recallQuery", () => {
+  it("cuts a long paste to what amem accepts, so recall is not refused for the turn", () => {
+    const long = "what did I say about Lisbon? " + "x".repeat(30_000);
+    assert.equal(recallQuery(long).length, MAX_QUERY_CHARS);
+    assert.ok(recallQuery(long).startsWith("what did I say about Lisbon?"));
+    assert.equal(recallQuery("<amem-memory>old</amem-memory> hello"), "hello");
   });
 });
