@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from testsupport.live_server import LiveServer
+from tests.live.server import LiveServer
 
 pytestmark = pytest.mark.slow
 
