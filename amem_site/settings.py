@@ -84,7 +84,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        # secure_delete: freed bytes are zeroed, so an erased note's text does not stay in free
+        # pages of the file (engine/erasure.py).
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON",
     }
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

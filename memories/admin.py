@@ -7,6 +7,7 @@ appends an ``admin_edit`` event, so the index and the history stay true.
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from memories.models import (
@@ -16,6 +17,7 @@ from memories.models import (
     CoreBlock,
     CoreEvent,
     Episode,
+    Erasure,
     Fact,
     Gateway,
     GatewayAgent,
@@ -45,6 +47,29 @@ INDEXED_FIELDS = (
 )
 
 
+def _erase_after_confirming(modeladmin, request, queryset, *, what: str, erase) -> TemplateResponse | None:
+    """An admin action that erases: the first click shows what will go and asks again (irreversible)."""
+    if request.POST.get("erase_confirmed") != "yes":
+        return TemplateResponse(
+            request,
+            "admin/memories/erase_confirmation.html",
+            {
+                **modeladmin.admin_site.each_context(request),
+                "title": f"Erase {what} permanently?",
+                "objects": list(queryset),
+                "action": request.POST.get("action"),
+                "what": what,
+                "opts": modeladmin.model._meta,
+            },
+        )
+    actor = f"admin:{request.user.get_username()}"
+    done = [erase(obj, actor) for obj in queryset]
+    modeladmin.message_user(
+        request, f"Erased {len(done)} {what}: audit record(s) {', '.join(str(e.pk) for e in done)}.", messages.WARNING
+    )
+    return None
+
+
 class ApiKeyInline(admin.TabularInline):
     model = ApiKey
     extra = 0
@@ -64,7 +89,7 @@ class AgentAdmin(admin.ModelAdmin):
     list_filter = ("is_active",)
     search_fields = ("id", "name")
     inlines = [ApiKeyInline]
-    actions = ["issue_key"]
+    actions = ["issue_key", "erase_agents"]
     filter_horizontal = ("reviewers",)  # the review app's grant (docs/review.md)
 
     def get_readonly_fields(self, request, obj=None):
@@ -77,6 +102,14 @@ class AgentAdmin(admin.ModelAdmin):
             self.message_user(
                 request, f"New key for {agent.pk}: {raw} — copy it now, it is not stored.", messages.WARNING
             )
+
+    @admin.action(description="Erase selected agents' whole memory (irreversible)")
+    def erase_agents(self, request, queryset):
+        from engine import erasure
+
+        return _erase_after_confirming(
+            self, request, queryset, what="agent(s)", erase=lambda a, actor: erasure.erase_agent(a, actor=actor)
+        )
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -140,6 +173,19 @@ class NoteAdmin(admin.ModelAdmin):
     )
     raw_id_fields = ("merge_candidate", "merged_into")
     inlines = [LinkInline, EventInline]
+    actions = ["erase_notes"]
+
+    @admin.action(description="Erase selected notes (irreversible: text, vectors and history content)")
+    def erase_notes(self, request, queryset):
+        from engine import erasure
+
+        return _erase_after_confirming(
+            self,
+            request,
+            queryset.filter(erased_at__isnull=True),
+            what="note(s)",
+            erase=lambda n, actor: erasure.erase_note(n.pk, None, actor=actor),
+        )
 
     @admin.display(description="content")
     def short(self, obj: Note) -> str:
@@ -240,12 +286,43 @@ class FactAdmin(admin.ModelAdmin):
     search_fields = ("subject", "object", "agent_id")
     readonly_fields = ("agent_id", "sources", "origin", "superseded_by", "created_at", "subject_key", "object_key")
 
+    # Read-only (docs/memory-layers.md): facts come from notes through the engine, which keeps an
+    # agent and a normalised relation on each; an admin-made fact would have neither.
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
 
 @admin.register(Episode)
 class EpisodeAdmin(admin.ModelAdmin):
     list_display = ("agent_id", "session", "ended_at", "closed_by")
     search_fields = ("agent_id", "session")
     readonly_fields = ("agent_id", "session", "note", "turn_ids", "started_at", "ended_at", "closed_by", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Erasure)
+class ErasureAdmin(admin.ModelAdmin):
+    """The audit of erasures: who, when, what scope, how many rows; no content to show."""
+
+    list_display = ("created_at", "scope", "agent_id", "actor", "counts")
+    list_filter = ("scope",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class GatewayKeyInline(admin.TabularInline):

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from review.views import core_memory, posts, queues, screens
+from review.views import core_memory, erase, posts, queues, screens
 
 app_name = "review"
 
@@ -17,6 +17,7 @@ urlpatterns = [
     path("notes/<uuid:note_id>/edit/", posts.edit, name="edit"),
     path("notes/<uuid:note_id>/retire/", posts.retire, name="retire"),
     path("notes/<uuid:note_id>/restore/", posts.restore, name="restore"),
+    path("notes/<uuid:note_id>/erase/", erase.erase_note, name="erase"),
     path("notes/<uuid:note_id>/keep/", posts.keep_quality, name="keep"),
     path("notes/<uuid:note_id>/pending/<str:op>/", posts.merge_action, name="pending"),
     path("events/<int:event_id>/undo/", posts.undo, name="undo"),

@@ -178,6 +178,8 @@ def retire(note: Note, user, *, group: str | None = None) -> NoteEvent:
 def restore(note: Note, user) -> NoteEvent:
     if note.is_active:
         raise ReviewError("This note is active already.")
+    if note.erased_at is not None:
+        raise ReviewError("This note was erased; an erased note cannot be restored.")
     with transaction.atomic():
         return _change(
             note.pk, {"is_active": True}, actor=actor_for(user), op="restore", group=_new_group(), action="restore"

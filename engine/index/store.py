@@ -18,6 +18,7 @@ This module does not import Django.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import zlib
@@ -44,6 +45,26 @@ RETIRED = "retired"
 # Payload fields that queries filter on; each gets a payload index.
 # Retired/active is the keyword "status", not a bool: qdrant-edge 0.9 cannot match bool payloads.
 KEYWORD_FIELDS = ("agent_id", "owner", "readers", "writers", "subjects", "note_type", "topics", "category", "status")
+# Fields that name people or words of a note: the index stores (and matches) their digests, so
+# no segment or write-ahead log of Qdrant ever holds a name an erasure must remove.
+DIGESTED_FIELDS = ("subjects", "topics")
+PAYLOAD_VERSION = "digest-1"
+# Qdrant's own vacuum thresholds, restored after an erasure's forced vacuum (EdgeStore.erase).
+VACUUM_DEFAULTS = {"deleted_threshold": 0.2, "vacuum_min_vector_number": 1000}
+UNRECORDED_PAYLOAD = "plain"
+
+
+def digest(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
+def stored_payload(payload: dict) -> dict:
+    """The payload as the index keeps it: digested fields hashed (see DIGESTED_FIELDS)."""
+    return {k: [digest(v) for v in val] if k in DIGESTED_FIELDS else val for k, val in payload.items()}
+
+
+def stored_value(key: str, value: str) -> str:
+    return digest(value) if key in DIGESTED_FIELDS else value
 
 
 # --- Backend-neutral filter conditions ----------------------------------------
@@ -187,9 +208,16 @@ class IndexMeta:
     dimension: int
     # How BM25 terms were made; indexes from before it was recorded had unstemmed words.
     lexical: str = UNRECORDED_LEXICAL
+    # How names in the payload are kept; indexes from before it was recorded kept them plain.
+    payload: str = UNRECORDED_PAYLOAD
 
     def as_dict(self) -> dict:
-        return {"embedding_model": self.embedding_model, "dimension": self.dimension, "lexical": self.lexical}
+        return {
+            "embedding_model": self.embedding_model,
+            "dimension": self.dimension,
+            "lexical": self.lexical,
+            "payload": self.payload,
+        }
 
     def check(self, model: str, dimension: int, collection: str) -> None:
         if self.dimension != dimension or self.embedding_model != model:
@@ -204,6 +232,11 @@ class IndexMeta:
                 f"index collection {collection!r} holds BM25 terms made by {self.lexical!r}, this version makes "
                 f"{LEXICAL_VERSION!r}; rebuild the index from the database with `manage.py amem_reindex --recreate`."
             )
+        if self.payload != PAYLOAD_VERSION:
+            raise IndexMismatch(
+                f"index collection {collection!r} keeps subject names in plain text, this version keeps digests; "
+                "rebuild the index from the database with `manage.py amem_reindex --recreate`."
+            )
 
 
 class VectorStore(ABC):
@@ -216,7 +249,7 @@ class VectorStore(ABC):
 
     def meta(self) -> IndexMeta:
         """What this process builds: recorded with each new collection, checked on each opened one."""
-        return IndexMeta(self.embedding_model, self.dimension, LEXICAL_VERSION)
+        return IndexMeta(self.embedding_model, self.dimension, LEXICAL_VERSION, PAYLOAD_VERSION)
 
     # Collections ----------------------------------------------------------------------
     @abstractmethod
@@ -252,6 +285,11 @@ class VectorStore(ABC):
     # Maintenance -------------------------------------------------------------------
     def optimize(self) -> None:  # noqa: B027 — optional hook: a backend without segments has nothing to do
         """Build HNSW / merge segments after a bulk load (no-op where not needed)."""
+
+    def erase(self, collection: str, ids: Iterable[str]) -> None:
+        """Delete points so their bytes leave the files too (erasure). Default: a plain delete;
+        a Qdrant server rewrites segments with deleted points by its own vacuum optimizer."""
+        self.delete(collection, ids)
 
     @abstractmethod
     def close(self) -> None: ...
@@ -309,11 +347,7 @@ class EdgeStore(VectorStore):
                     f"index folder {str(path)!r} holds data without an amem record of its model; "
                     f"move it away and run `manage.py amem_reindex`."
                 )
-            config = q.EdgeConfig(
-                vectors={DENSE: q.EdgeVectorParams(size=self.dimension, distance=q.Distance.Cosine)},
-                sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-            )
-            shard = q.EdgeShard.create(str(path), config)
+            shard = q.EdgeShard.create(str(path), self._config())
             for key in KEYWORD_FIELDS:
                 shard.update(q.UpdateOperation.create_field_index(key, q.PayloadSchemaType.Keyword))
             meta_path.write_text(json.dumps(self.meta().as_dict()))
@@ -329,6 +363,14 @@ class EdgeStore(VectorStore):
                     "Stop that process, or use its API, or point AMEM_QDRANT_URL at a Qdrant server."
                 ) from None
             raise IndexUnavailable(f"cannot open the embedded index {str(path)!r}: {exc}") from exc
+
+    def _config(self, **optimizers: Any) -> Any:
+        q = self._q
+        return q.EdgeConfig(
+            vectors={DENSE: q.EdgeVectorParams(size=self.dimension, distance=q.Distance.Cosine)},
+            sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            optimizers=q.EdgeOptimizersConfig(**optimizers) if optimizers else None,
+        )
 
     def ensure_collection(self, name: str) -> None:
         self._shard(name)
@@ -355,9 +397,9 @@ class EdgeStore(VectorStore):
     def _cond(self, cond: Condition) -> Any:
         q = self._q
         if isinstance(cond, Eq):
-            return q.FieldCondition(cond.key, match=q.MatchValue(cond.value))
+            return q.FieldCondition(cond.key, match=q.MatchValue(stored_value(cond.key, cond.value)))
         if isinstance(cond, In):
-            return q.FieldCondition(cond.key, match=q.MatchAny(list(cond.values)))
+            return q.FieldCondition(cond.key, match=q.MatchAny([stored_value(cond.key, v) for v in cond.values]))
         if isinstance(cond, Empty):
             return q.IsEmptyCondition(cond.key)
         if isinstance(cond, AnyOf):
@@ -378,7 +420,7 @@ class EdgeStore(VectorStore):
             q.Point(
                 p.id,
                 {DENSE: np.asarray(p.dense, dtype=np.float32).tolist(), SPARSE: self._sparse(p.sparse)},
-                p.payload,
+                stored_payload(p.payload),
             )
             for p in points
         ]
@@ -440,6 +482,36 @@ class EdgeStore(VectorStore):
         with self._lock:
             for shard in self._shards.values():
                 shard.flush()
+
+    def erase(self, collection: str, ids: Iterable[str]) -> None:
+        """Overwrite, delete, then vacuum the shard, so no segment keeps the points' vectors.
+
+        A point in a mutable segment is overwritten in place (zero payload, a unit vector) before
+        the delete; one in an optimized segment stays in that segment's files until the segment is
+        rewritten, so the shard is reopened with a vacuum threshold of any deleted point, optimized
+        (the segments holding deletions are rebuilt), and reopened with Qdrant's defaults. Searches
+        wait meanwhile (the store's lock); docs/benchmarks.md has the time at scale.
+        """
+        points = [str(i) for i in ids]
+        if not points:
+            return
+        q = self._q
+        blank = [0.0] * self.dimension
+        blank[0] = 1.0
+        with self._lock:
+            shard = self._shard(collection)
+            present = [str(r.id) for r in shard.retrieve(list(points), False, False)]
+            if present:
+                shard.update(q.UpdateOperation.upsert_points([q.Point(p, {DENSE: blank}, {}) for p in present]))
+            shard.update(q.UpdateOperation.delete_points(list(points)))
+            shard.flush()
+            shard.close()
+            path = str(self._path(collection))
+            shard = q.EdgeShard.load(path, self._config(deleted_threshold=1e-9, vacuum_min_vector_number=1))
+            shard.optimize()
+            shard.flush()
+            shard.close()
+            self._shards[collection] = q.EdgeShard.load(path, self._config(**VACUUM_DEFAULTS))
 
     def close(self) -> None:
         with self._lock:
@@ -505,7 +577,10 @@ class ClientStore(VectorStore):
                             "drop it or run `manage.py amem_reindex`."
                         )
                     IndexMeta(
-                        meta["embedding_model"], int(meta["dimension"]), meta.get("lexical", UNRECORDED_LEXICAL)
+                        meta["embedding_model"],
+                        int(meta["dimension"]),
+                        meta.get("lexical", UNRECORDED_LEXICAL),
+                        meta.get("payload", UNRECORDED_PAYLOAD),
                     ).check(self.embedding_model, self.dimension, full)
                 else:
                     self._client.create_collection(
@@ -544,9 +619,11 @@ class ClientStore(VectorStore):
     def _cond(self, cond: Condition) -> Any:
         m = self._m
         if isinstance(cond, Eq):
-            return m.FieldCondition(key=cond.key, match=m.MatchValue(value=cond.value))
+            return m.FieldCondition(key=cond.key, match=m.MatchValue(value=stored_value(cond.key, cond.value)))
         if isinstance(cond, In):
-            return m.FieldCondition(key=cond.key, match=m.MatchAny(any=list(cond.values)))
+            return m.FieldCondition(
+                key=cond.key, match=m.MatchAny(any=[stored_value(cond.key, v) for v in cond.values])
+            )
         if isinstance(cond, Empty):
             return m.IsEmptyCondition(is_empty=m.PayloadField(key=cond.key))
         if isinstance(cond, AnyOf):
@@ -576,7 +653,7 @@ class ClientStore(VectorStore):
             m.PointStruct(
                 id=p.id,
                 vector={DENSE: np.asarray(p.dense, dtype=np.float32).tolist(), SPARSE: self._sparse(p.sparse)},
-                payload=p.payload,
+                payload=stored_payload(p.payload),
             )
             for p in points
         ]

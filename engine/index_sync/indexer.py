@@ -96,13 +96,26 @@ def apply(notes: list[Note], store: VectorStore | None = None) -> None:
     if not notes:
         return
     store = store or runtime.store()
-    _fill_embeddings(notes)
+    erased = [n for n in notes if n.erased_at is not None]
+    live = [n for n in notes if n.erased_at is None]
+    _fill_embeddings(live)
     agents = {a.pk: a for a in Agent.objects.filter(pk__in={n.agent_id for n in notes})}
     by_collection: dict[str, list[IndexPoint]] = defaultdict(list)
-    for note in notes:
+    for note in live:
         by_collection[collection_for_note(note, agents)].append(point_for(note))
     for collection, points in by_collection.items():
         store.upsert(collection, points)
+    if erased:
+        # An erased note's point leaves the index, and its segments are rewritten (engine/erasure.py).
+        gone: dict[str, list[str]] = defaultdict(list)
+        for note in erased:
+            gone[collection_for_note(note, agents)].append(str(note.pk))
+        for collection, ids in gone.items():
+            store.erase(collection, ids)
+        from engine import erasure  # the erasure's after-steps, in the process that owns the index
+
+        erasure.forget_cached_text()
+        erasure.checkpoint_sqlite()
     clear_marks(notes)
 
 

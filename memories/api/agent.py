@@ -19,6 +19,8 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router
 
+from engine import erasure
+from engine.errors import InvalidInput
 from engine.llm import usage
 from engine.llm.client import LlmCallRecord, recorded_calls
 from engine.maintenance import runner
@@ -33,6 +35,7 @@ from memories.api.schemas import (
     ConversationOut,
     CountOut,
     EpisodicIn,
+    ErasedOut,
     IdOut,
     JobOut,
     ListOut,
@@ -231,11 +234,29 @@ def update_memory(request: HttpRequest, note_id: str, body: PatchIn):
     return _note(agent, note)
 
 
-@router.delete("/memories/{note_id}", response=RetiredOut)
-def retire_memory(request: HttpRequest, note_id: str):
-    """Retire a note: it leaves every search; its row and history stay (undoable in review)."""
-    note = edit.retire_memory(note_id, _agent(request), reason="api")
+@router.delete("/memories/{note_id}", response=RetiredOut, exclude_defaults=True)
+def retire_memory(request: HttpRequest, note_id: str, purge: bool = False):
+    """Retire a note: it leaves every search; its row and history stay (undoable in review).
+
+    ``?purge=true`` erases it instead, irreversibly: its text and vector leave the row, its
+    history, the index, caches, links and facts (docs/api.md "Erasure"). Only the owner may.
+    """
+    agent = _agent(request)
+    if purge:
+        done = erasure.erase_note(note_id, agent, actor=agent.pk)
+        return {"id": str(note_id), "retired": True, "erased": True, "erasure": done.pk, "counts": done.counts}
+    note = edit.retire_memory(note_id, agent, reason="api")
     return {"id": str(note.pk), "retired": True}
+
+
+@router.delete("/subjects/{subject}", response=ErasedOut)
+def erase_subject(request: HttpRequest, subject: str, purge: bool = False):
+    """Erase every note this agent owns about ``subject``, its facts and core blocks (``?purge=true`` required)."""
+    if not purge:
+        raise InvalidInput("a subject can only be erased: add ?purge=true (irreversible)")
+    agent = _agent(request)
+    done = erasure.erase_subject(subject, agent, actor=agent.pk)
+    return {"erasure": done.pk, "scope": done.scope, "counts": done.counts}
 
 
 @router.post("/turns", response=TurnsOut, exclude_unset=True)

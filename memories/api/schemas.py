@@ -210,6 +210,16 @@ class NoteOut(NoteFieldsOut):
 class RetiredOut(Schema):
     id: str
     retired: bool
+    # Set when the note was erased (?purge=true): the audit record's id and what was removed.
+    erased: bool = False
+    erasure: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+
+
+class ErasedOut(Schema):
+    erasure: int
+    scope: str
+    counts: dict[str, int]
 
 
 class OpOut(Schema):

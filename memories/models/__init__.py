@@ -1,9 +1,11 @@
 """The memories app's models: the notes graph (notes.py), the memory layers on top of it (layers.py)
-and gateways, one key acting for many agents under an id prefix (gateways.py).
+gateways, one key acting for many agents under an id prefix (gateways.py), and the audit of
+erasures (erasure.py).
 
 Django finds every model through this package; the rest of the code imports them from here.
 """
 
+from memories.models.erasure import Erasure
 from memories.models.gateways import Gateway, GatewayAgent, GatewayKey
 from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
 from memories.models.notes import (
@@ -35,6 +37,7 @@ __all__ = [
     "CoreBlock",
     "CoreEvent",
     "Episode",
+    "Erasure",
     "Fact",
     "Gateway",
     "GatewayAgent",

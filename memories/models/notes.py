@@ -1,8 +1,9 @@
 """The system of record: agents, keys, notes, links, history, conflicts, jobs.
 
 The SQL database owns every fact; Qdrant is an index derived from it
-(docs/architecture.md §2). Nothing here is ever hard-deleted by the engine: a note is
-retired with ``is_active=False``.
+(docs/architecture.md §2). Nothing here is hard-deleted by the engine's own decisions: a
+note is retired with ``is_active=False``. The one exception is erasure, asked for by a
+person (engine/erasure.py): the note's row stays as a content-free tombstone (``erased_at``).
 """
 
 from __future__ import annotations
@@ -180,6 +181,9 @@ class Note(models.Model):
     layer = models.CharField(max_length=20, blank=True, db_index=True)
 
     is_active = models.BooleanField(default=True, db_index=True)
+    # Set when the note was erased (engine/erasure.py): the row is a tombstone without text or
+    # vector, never restored, never indexed; its audit record is an Erasure row.
+    erased_at = models.DateTimeField(null=True, blank=True, editable=False)
     ephemeral = models.BooleanField(default=False)
     low_quality = models.BooleanField(default=False)
     low_quality_reasons = models.JSONField(default=list, blank=True)
@@ -291,6 +295,7 @@ class NoteEvent(models.Model):
             "import",
             "episode",
             "reflection",
+            "erase",
         )
     ]
 

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_episodic
-from memories.models import ApiKey, Note
+from memories.models import ApiKey, Erasure, Fact, Note
 
 
 @pytest.fixture
@@ -82,3 +82,24 @@ def test_healthz_is_503_when_the_index_is_down(client, store, db, monkeypatch):
     monkeypatch.setattr(store, "ping", lambda: False)
     response = client.get("/healthz")
     assert response.status_code == 503 and response.json()["index"] is False
+
+
+def test_erasing_notes_from_the_admin_asks_twice(admin_client, alice, store):
+    from engine.write.pipeline import add_episodic
+
+    note = add_episodic("The alarm code for the office is written in the red notebook", alice)
+    ask = {"action": "erase_notes", "_selected_action": [str(note.pk)]}
+    first = admin_client.post("/admin/memories/note/", ask)
+    assert first.status_code == 200 and b"cannot be undone" in first.content
+    assert Note.objects.get(pk=note.pk).erased_at is None  # asked, not done
+    admin_client.post("/admin/memories/note/", {**ask, "erase_confirmed": "yes"})
+    erased = Note.objects.get(pk=note.pk)
+    assert erased.erased_at is not None and erased.content == ""
+    assert Erasure.objects.get().actor == "admin:root"
+
+
+def test_facts_are_read_only_in_the_admin(admin_client, alice):
+    assert admin_client.get("/admin/memories/fact/add/").status_code == 403
+    fact = Fact.objects.create(agent_id="alice", subject="alice", relation="likes", object="tea")
+    assert admin_client.post(f"/admin/memories/fact/{fact.pk}/change/", {"object": "coffee"}).status_code == 403
+    assert Fact.objects.get(pk=fact.pk).object == "tea"

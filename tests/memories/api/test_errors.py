@@ -94,6 +94,7 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("GET", "/memories/{note_id}"),
         ("PATCH", "/memories/{note_id}"),
         ("DELETE", "/memories/{note_id}"),
+        ("DELETE", "/subjects/{subject}"),  # erasure (engine/erasure.py)
         ("POST", "/turns"),
         ("GET", "/memories"),  # the list, and the agent-scoped jobs
         ("POST", "/jobs/consolidate"),
