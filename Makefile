@@ -54,8 +54,9 @@ run: install
 # + one django-q2 worker (never opens it). Static files: collected once, served by WhiteNoise.
 serve:
 	@echo "amem on http://$(HOST):$(PORT)/  (admin: /admin/, API docs: /api/v1/docs, Ctrl-C stops both)"
+	@echo "commands on this machine find it on their own; elsewhere: export AMEM_SERVER_URL=http://$(HOST):$(PORT)"
 	@$(PY) manage.py collectstatic --noinput --verbosity 0
-	@AMEM_PROCESS_ROLE=worker $(PY) manage.py qcluster & worker=$$!; \
+	@AMEM_PROCESS_ROLE=worker $(PY) manage.py amem_worker & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
 	AMEM_BIND=$(HOST):$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py amem_site.wsgi
 

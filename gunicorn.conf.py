@@ -7,15 +7,26 @@ on PostgreSQL so no thread waits for a connection (docs/configuration.md).
 """
 
 import os
+import sys
+
+from django.core.exceptions import ImproperlyConfigured
+
+from amem_site.env import env_int
 
 bind = os.environ.get("AMEM_BIND", "127.0.0.1:8000")
 workers = 1  # never more: see above
 worker_class = "gthread"
-threads = int(os.environ.get("AMEM_THREADS", "8"))
-# A worker process silent this long is restarted. With threads this is a liveness check, not a
-# bound on a request (docs/deploy.md, "What bounds a request").
-timeout = int(os.environ.get("AMEM_WORKER_TIMEOUT", "180"))
-graceful_timeout = 30
+try:
+    threads = env_int("AMEM_THREADS", 8, minimum=1)
+    # A worker process silent this long is restarted. With threads this is a liveness check, not a
+    # bound on a request (docs/deploy.md, "What bounds a request").
+    timeout = env_int("AMEM_WORKER_TIMEOUT", 180, minimum=1)
+except ImproperlyConfigured as exc:
+    # One line and exit 2, as manage.py does (a traceback from gunicorn's config loader otherwise).
+    print(f"amem: {exc}", file=sys.stderr)
+    sys.exit(2)
+# On SIGTERM, requests in flight get this long to finish: a stop takes under 10 s (docs/deploy.md).
+graceful_timeout = 8
 keepalive = 5
 accesslog = os.environ.get("AMEM_ACCESS_LOG", "-") or None
 errorlog = "-"
@@ -31,8 +42,30 @@ def post_worker_init(worker):
     Idempotent: if the application starts it itself (amem_site/wsgi.py), this changes nothing.
     Without it, notes left dirty (a worker's writes, a kill mid-write) would wait for the next write.
     """
-    from amem_site import gunicorn_errors
+    from django.conf import settings
+
+    from amem_site import gunicorn_errors, server_record
     from engine.index_sync import outbox
 
     gunicorn_errors.install()  # gunicorn's own 400/414/431 answers in JSON, like the API's
     outbox.start()
+    # An index that lost notes (a deleted folder, a half-done rebuild) is said at start, loudly.
+    import threading
+
+    from engine.index_sync import coverage
+
+    threading.Thread(target=coverage.report_at_start, name="amem-index-check", daemon=True).start()
+    # Where this server listens, for the commands (amem_search, amem_mcp) to find it.
+    for sock in worker.sockets:
+        address = sock.getsockname()
+        if isinstance(address, tuple):
+            server_record.write(settings.AMEM_DATA_DIR, address[0], address[1])
+            break
+
+
+def worker_exit(server, worker):
+    from django.conf import settings
+
+    from amem_site import server_record
+
+    server_record.remove(settings.AMEM_DATA_DIR)

@@ -1,13 +1,25 @@
 """GET /healthz: unauthenticated readiness — the database answers and, in a process that may open
 the index, the index answers. It does not load or test the embedding model (that would make a
-probe cost seconds); a model that cannot load shows as a clear error on the first write or search."""
+probe cost seconds); a model that cannot load shows as a clear error on the first write or search.
+
+``GET /healthz?deep`` (for operators, a few queries more) also reports who owns the index, the
+outbox (notes waiting for the index, and how long the oldest has waited), an index holding
+fewer notes than the database (lost or half-rebuilt: the fix is named), the task broker and
+whether a worker was seen recently on it (manage.py amem_worker's heartbeat). Any of those
+failing makes it 503 "degraded", with the reason in ``problems``.
+"""
 
 from __future__ import annotations
 
+import os
+
+from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from django.utils import timezone
 
 from engine import runtime
+from engine.index_sync import coverage
 
 
 def _database_ok() -> bool:
@@ -31,4 +43,49 @@ def _index_ok() -> bool:
 def healthz(request):
     checks = {"database": _database_ok(), "index": _index_ok()}
     ok = all(checks.values())
-    return JsonResponse({"status": "ok" if ok else "degraded", **checks}, status=200 if ok else 503)
+    body: dict = {"status": "ok" if ok else "degraded", **checks}
+    if "deep" in request.GET and checks["database"]:
+        problems, body["deep"] = _deep(checks["index"])
+        body["problems"] = problems
+        ok = ok and not problems
+        body["status"] = "ok" if ok else "degraded"
+    return JsonResponse(body, status=200 if ok else 503)
+
+
+def _deep(index_ok: bool) -> tuple[list[str], dict]:
+    from engine.maintenance import heartbeat
+
+    problems: list[str] = []
+    report: dict = {}
+    if settings.AMEM_QDRANT_URL:
+        report["index_owner"] = f"Qdrant server {settings.AMEM_QDRANT_URL}"
+    elif runtime.index_available():
+        report["index_owner"] = f"this web process (pid {os.getpid()}), {settings.AMEM_QDRANT_PATH}"
+    else:
+        report["index_owner"] = "the web process (this one is a worker)"
+    report["outbox"] = coverage.outbox()
+    if index_ok and runtime.index_available():
+        gap = coverage.gap()
+        report["index"] = gap.as_dict()
+        if gap.missing:
+            problems.append(gap.message())
+    ok, detail = heartbeat.broker_status()
+    report["broker"] = {"kind": heartbeat.broker_kind(), "ok": ok, "detail": detail}
+    if not ok:
+        problems.append(detail)
+    beat = heartbeat.last_seen()
+    age = (timezone.now() - beat.seen_at).total_seconds() if beat else None
+    report["worker"] = {
+        "last_seen_seconds": round(age, 1) if age is not None else None,
+        "broker_ok": beat.broker_ok if beat else None,
+        "detail": beat.detail if beat else "",
+    }
+    if age is None or age > heartbeat.SEEN_WITHIN:
+        problems.append(
+            f"no worker seen on the {heartbeat.broker_kind()} broker "
+            + (f"for {age:.0f} s" if age is not None else "yet")
+            + " (is `manage.py amem_worker` running?)"
+        )
+    elif beat is not None and not beat.broker_ok:
+        problems.append(f"the worker reports: {beat.detail}")
+    return problems, report

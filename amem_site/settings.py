@@ -24,6 +24,7 @@ from amem_site.env import (
     env_prefixed,
     env_str,
 )
+from amem_site.server_record import recorded_url
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -35,6 +36,8 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when AMEM_REQUIRE_SECRET_KEY is on")
     # A fixed development key keeps sessions valid across restarts of the demo.
     SECRET_KEY = "amem-insecure-development-key-change-me"
+# Old keys still accepted for sessions and signed values while a new one rolls out (docs/deploy.md).
+SECRET_KEY_FALLBACKS = env_list("DJANGO_SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 
@@ -240,7 +243,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # The pool logs each failed connection attempt; one line per distinct failure is enough.
+    "filters": {"once": {"()": "amem_site.db_errors.OncePerMessage"}},
     "loggers": {
+        "psycopg.pool": {"handlers": ["console"], "filters": ["once"], "level": "WARNING", "propagate": False},
         "amem": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
         "engine": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
     },
@@ -255,7 +261,8 @@ AMEM_QDRANT_API_KEY = env_str("AMEM_QDRANT_API_KEY", "")
 AMEM_QDRANT_PATH = Path(env_str("AMEM_QDRANT_PATH", str(AMEM_DATA_DIR / "qdrant")))
 AMEM_QDRANT_COLLECTION = env_str("AMEM_QDRANT_COLLECTION", "amem_notes")
 # Where management commands (and amem_mcp) reach the running server.
-AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "http://127.0.0.1:8000")
+# Unset: the address the running server recorded in AMEM_DATA_DIR (amem_site/server_record.py).
+AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "") or recorded_url(AMEM_DATA_DIR) or "http://127.0.0.1:8000"
 # The agent key amem_mcp presents to that server: the MCP host sets it per agent.
 AMEM_API_KEY = env_str("AMEM_API_KEY", "")
 # amem_mcp talks to a server on this machine only, unless this is set.

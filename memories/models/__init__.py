@@ -5,7 +5,7 @@ erasures (erasure.py).
 Django finds every model through this package; the rest of the code imports them from here.
 """
 
-from memories.models.erasure import Erasure
+from memories.models.erasure import Erasure, WorkerBeat
 from memories.models.gateways import Gateway, GatewayAgent, GatewayKey
 from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
 from memories.models.notes import (
@@ -48,4 +48,5 @@ __all__ = [
     "Note",
     "NoteEvent",
     "NoteQuerySet",
+    "WorkerBeat",
 ]

@@ -1,4 +1,6 @@
-"""The audit record of an erasure (engine/erasure.py): who erased what scope, when, and how much.
+"""Operations records: the audit of erasures (engine/erasure.py) and the worker's heartbeat.
+
+An Erasure row says who erased what scope, when, and how much.
 
 It holds no content: the subject of a subject erasure is kept as a digest, so the record
 proves the request was carried out without naming the person again.
@@ -34,3 +36,19 @@ class Erasure(models.Model):
     def __str__(self) -> str:
         who = self.agent_id or "every agent"
         return f"erasure of {self.scope} ({who}) by {self.actor} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class WorkerBeat(models.Model):
+    """The maintenance worker's last sign of life (manage.py amem_worker writes it every 30 s).
+
+    ``/healthz?deep`` reads it: a worker that died, or whose broker is unreachable, stops beating.
+    """
+
+    name = models.CharField(primary_key=True, max_length=100)  # host:pid of the worker
+    seen_at = models.DateTimeField(default=timezone.now)
+    broker = models.CharField(max_length=20)  # "orm" or "redis"
+    broker_ok = models.BooleanField(default=True)
+    detail = models.CharField(max_length=300, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.broker} at {self.seen_at:%H:%M:%S}"

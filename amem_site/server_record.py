@@ -1,0 +1,41 @@
+"""Where the running server listens, recorded by the server itself for the commands to find.
+
+gunicorn's worker writes ``AMEM_DATA_DIR/server.json`` (its address and pid) once its socket
+is bound, so ``amem_search``, ``amem_add`` and ``amem_mcp`` reach a server started on any port
+without ``AMEM_SERVER_URL``. A record whose process is gone is ignored. This module does not
+import Django (settings read it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+FILE = "server.json"
+
+
+def write(data_dir: Path, host: str, port: int) -> None:
+    host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    record = {"url": f"http://{host}:{port}", "pid": os.getpid()}
+    tmp = data_dir / f".{FILE}.tmp"
+    tmp.write_text(json.dumps(record))
+    tmp.replace(data_dir / FILE)
+
+
+def remove(data_dir: Path) -> None:
+    path = data_dir / FILE
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+
+
+def recorded_url(data_dir: Path) -> str | None:
+    """The recorded server's URL if its process still runs, else None."""
+    try:
+        record = json.loads((data_dir / FILE).read_text())
+        os.kill(int(record["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return str(record["url"])

@@ -1,0 +1,25 @@
+"""The CLI finds the running server on its own: the server records its address in the data dir."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.live.conftest import start_server
+
+pytestmark = pytest.mark.slow
+
+
+def test_commands_reach_a_server_on_any_port_without_being_told(tmp_path_factory):
+    server = start_server(tmp_path_factory, "sqlite")
+    try:
+        record = json.loads((server.data_dir / "server.json").read_text())
+        assert record["url"] == server.url
+        server.call("POST", "/api/v1/memories", {"text": "The boiler service is booked for March"})
+        assert "AMEM_SERVER_URL" not in server.env()
+        out = server.manage("amem_search", "--agent", "alice", "boiler service")
+        assert "boiler service is booked" in out
+    finally:
+        server.drop()
+    assert not (server.data_dir / "server.json").exists()  # removed when the server stopped
