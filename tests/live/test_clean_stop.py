@@ -122,6 +122,6 @@ def _named(pgid: int, needle: str) -> list[int]:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if needle in cmd:
+        if needle in cmd and not cmd.startswith(("/bin/sh", "sh ", "make")):
             found.append(pid)
     return found
