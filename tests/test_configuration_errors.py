@@ -107,7 +107,7 @@ def test_gunicorn_settings_fail_in_one_line(tmp_path, name, value, needle):
 
 
 def test_a_database_that_does_not_exist_is_named_in_one_line(tmp_path):
-    from tests.live.server import PG_ADMIN_URL, postgres_available
+    from testsupport.live_server import PG_ADMIN_URL, postgres_available
 
     if not postgres_available():
         pytest.skip("PostgreSQL is not reachable")

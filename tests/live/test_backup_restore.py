@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from tests.live.conftest import BACKENDS, start_server
-from tests.live.server import LiveServer
+from testsupport.live_server import LiveServer
 
 pytestmark = pytest.mark.slow
 

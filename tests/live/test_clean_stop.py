@@ -19,7 +19,7 @@ import time
 import pytest
 
 from tests.live.conftest import start_server
-from tests.live.server import ROOT, LiveServer
+from testsupport.live_server import ROOT, LiveServer
 
 pytestmark = pytest.mark.slow
 
@@ -93,7 +93,7 @@ def test_sigterm_during_a_write_burst_stops_in_time_and_loses_nothing(tmp_path_f
         stop.set()
         for t in threads:
             t.join(60)
-        assert stopped and took <= STOP_WITHIN, f"still running after {took:.1f} s: {group_members(shell.pid)}"
+        assert stopped and took <= STOP_WITHIN, f"still running after {took:.1f} s: {_cmdlines(shell.pid)}"
         with sqlite3.connect(server.data_dir / "amem.sqlite3") as db:
             stored = {row[0].replace("-", "") for row in db.execute("SELECT id FROM memories_note")}
         lost = [i for i in acknowledged if i.replace("-", "") not in stored]
@@ -124,4 +124,15 @@ def _named(pgid: int, needle: str) -> list[int]:
             continue
         if needle in cmd and not cmd.startswith(("/bin/sh", "sh ", "make")):
             found.append(pid)
+    return found
+
+
+def _cmdlines(pgid: int) -> list[str]:
+    found = []
+    for pid in group_members(pgid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                found.append(f"{pid}: " + f.read().replace(b"\0", b" ").decode(errors="replace")[:120])
+        except OSError:
+            pass
     return found

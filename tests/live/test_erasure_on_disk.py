@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.server import LiveServer
+from testsupport.live_server import LiveServer
 
 pytestmark = pytest.mark.slow
 
