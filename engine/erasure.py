@@ -30,13 +30,12 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from django.db import DatabaseError, connection, transaction
+from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from engine import runtime
 from engine.errors import InvalidInput, NotFound
-from engine.index_sync import indexer
+from engine.index_sync import erased_traces, indexer
 from memories.models import (
     SHARED_AGENT,
     Agent,
@@ -321,32 +320,5 @@ def _uuid(value: object) -> uuid.UUID | None:
 def after_commit(note_ids: list[uuid.UUID]) -> None:
     """Delete the index points now if this process owns the index; clear caches; flush SQLite's log."""
     indexer.sync_notes(note_ids)
-    forget_cached_text()
-    checkpoint_sqlite()
-
-
-def forget_cached_text() -> None:
-    """The embedder keeps recent texts in memory (engine/index/vector_cache.py): empty it."""
-    runtime.embedder().cache.clear()
-
-
-def checkpoint_sqlite() -> bool:
-    """Move the WAL into the database file and truncate it, so no log frame keeps erased text.
-
-    ``secure_delete`` has already zeroed the freed bytes in the database pages. Returns
-    False when a reader held the log open (its next checkpoint truncates it).
-    """
-    if connection.vendor != "sqlite":
-        return True
-    if connection.in_atomic_block:  # an outer transaction (tests): its commit's checkpoint comes later
-        return False
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            busy, _log, _done = cursor.fetchone()
-    except DatabaseError as exc:
-        log.warning("erasure: the SQLite log could not be checkpointed now: %s", exc)
-        return False
-    if busy:
-        log.warning("erasure: the SQLite log could not be truncated now (a reader holds it); it will be")
-    return not busy
+    erased_traces.forget_cached_text()
+    erased_traces.checkpoint_sqlite()

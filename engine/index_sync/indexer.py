@@ -25,6 +25,7 @@ from engine.errors import AmemError, IndexLocked
 from engine.index.embeddings import from_bytes, to_bytes
 from engine.index.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
 from engine.index.tokenize import tokenize
+from engine.index_sync import erased_traces
 from engine.text import embedding_text
 from memories.access import collection_for_note
 from memories.models import Agent, Note
@@ -112,10 +113,8 @@ def apply(notes: list[Note], store: VectorStore | None = None) -> None:
             gone[collection_for_note(note, agents)].append(str(note.pk))
         for collection, ids in gone.items():
             store.erase(collection, ids)
-        from engine import erasure  # the erasure's after-steps, in the process that owns the index
-
-        erasure.forget_cached_text()
-        erasure.checkpoint_sqlite()
+        erased_traces.forget_cached_text()
+        erased_traces.checkpoint_sqlite()
     clear_marks(notes)
 
 
