@@ -70,8 +70,9 @@ def _erase_after_confirming(modeladmin, request, queryset, *, what: str, erase) 
     return None
 
 
-class ApiKeyInline(admin.TabularInline):
-    model = ApiKey
+class KeyInline(admin.TabularInline):
+    """A key holder's keys (memories/models/keys.py): read here, revoked here, never added here."""
+
     extra = 0
     fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "created_at", "last_used_at")
@@ -81,6 +82,25 @@ class ApiKeyInline(admin.TabularInline):
     def has_add_permission(self, request, obj=None) -> bool:
         # Keys are issued with the "issue a key" action so the raw key can be shown once.
         return False
+
+
+class ApiKeyInline(KeyInline):
+    model = ApiKey
+
+
+class KeyAdmin(admin.ModelAdmin):
+    """A list of one kind of bearer key; each is issued by its holder's "issue a key" action, so none is added here."""
+
+    list_filter = ("revoked_at",)
+    actions = ["revoke"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request, queryset):
+        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"Revoked {count} key(s).")
 
 
 @admin.register(Agent)
@@ -120,21 +140,11 @@ class AgentAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(KeyAdmin):
     list_display = ("prefix", "agent", "name", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("revoked_at",)
     search_fields = ("prefix", "agent__id", "name")
     readonly_fields = ("prefix", "agent", "created_at", "last_used_at", "revoked_at")
     fields = ("agent", "prefix", "name", "created_at", "last_used_at", "revoked_at")
-    actions = ["revoke"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    @admin.action(description="Revoke selected keys")
-    def revoke(self, request, queryset):
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"Revoked {count} key(s).")
 
 
 class LinkInline(admin.TabularInline):
@@ -325,16 +335,8 @@ class ErasureAdmin(admin.ModelAdmin):
         return False
 
 
-class GatewayKeyInline(admin.TabularInline):
+class GatewayKeyInline(KeyInline):
     model = GatewayKey
-    extra = 0
-    fields = ("prefix", "name", "created_at", "last_used_at", "revoked_at")
-    readonly_fields = ("prefix", "created_at", "last_used_at")
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        # Keys are issued with the "issue a key" action so the raw key can be shown once.
-        return False
 
 
 class GatewayAgentInline(admin.TabularInline):
@@ -372,17 +374,7 @@ class GatewayAdmin(admin.ModelAdmin):
 
 
 @admin.register(GatewayKey)
-class GatewayKeyAdmin(admin.ModelAdmin):
+class GatewayKeyAdmin(KeyAdmin):
     list_display = ("prefix", "gateway", "name", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("revoked_at",)
     readonly_fields = ("prefix", "gateway", "created_at", "last_used_at", "revoked_at")
     fields = ("gateway", "prefix", "name", "created_at", "last_used_at", "revoked_at")
-    actions = ["revoke"]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    @admin.action(description="Revoke selected keys")
-    def revoke(self, request, queryset):
-        count = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"Revoked {count} key(s).")

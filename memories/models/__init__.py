@@ -1,5 +1,6 @@
 """The memories app's models: the notes graph (notes.py), the memory layers on top of it (layers.py)
-gateways, one key acting for many agents under an id prefix (gateways.py), and the audit of
+gateways, one key acting for many agents under an id prefix (gateways.py), the bearer keys of agents
+and gateways (keys.py: one abstract base, so both authenticate alike), and the audit of
 erasures (erasure.py).
 
 Django finds every model through this package; the rest of the code imports them from here.

@@ -9,14 +9,13 @@ prefix. The rules that use these rows live in memories/gateways.py.
 
 from __future__ import annotations
 
-import secrets
-
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 
-from memories.models.notes import Agent, _hash_key
+from memories.models.keys import BearerKey
+from memories.models.notes import Agent
 
 # Ends with "-" so that "openclaw-home-" owns "openclaw-home-main" and never "openclaw-homework".
 GATEWAY_PREFIX = RegexValidator(
@@ -52,52 +51,19 @@ class Gateway(models.Model):
             )
 
 
-class GatewayKey(models.Model):
-    """A bearer key of a gateway. Only its hash is stored; the key is shown once."""
+class GatewayKey(BearerKey):
+    """A bearer key of a gateway (memories/models/keys.py)."""
 
-    PREFIX_LEN = 12
+    OWNER = "gateway"
+    RAW_START = "amem_gw_"  # a person reading a config can tell a gateway key from an agent key
 
     gateway = models.ForeignKey(Gateway, on_delete=models.CASCADE, related_name="keys")
-    name = models.CharField(max_length=100, blank=True)
-    prefix = models.CharField(max_length=PREFIX_LEN, db_index=True, editable=False)
-    hashed = models.CharField(max_length=64, unique=True, editable=False)
-    created_at = models.DateTimeField(default=timezone.now)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(BearerKey.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.prefix}… (gateway {self.gateway_id})"
-
-    @classmethod
-    def issue(cls, gateway: Gateway, name: str = "") -> tuple[GatewayKey, str]:
-        """Create a key; returns the row and the raw key (never stored)."""
-        # "amem_gw_": a person reading a config can tell a gateway key from an agent key.
-        raw = "amem_gw_" + secrets.token_urlsafe(32)
-        key = cls.objects.create(gateway=gateway, name=name, prefix=raw[: cls.PREFIX_LEN], hashed=_hash_key(raw))
-        return key, raw
-
-    @classmethod
-    def authenticate(cls, raw: str) -> GatewayKey | None:
-        key = (
-            cls.objects.select_related("gateway")
-            .filter(hashed=_hash_key(raw), revoked_at__isnull=True, gateway__is_active=True)
-            .first()
-        )
-        if key is not None:
-            cls.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
-        return key
-
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked_at is not None
-
-    def revoke(self) -> None:
-        if self.revoked_at is None:
-            self.revoked_at = timezone.now()
-            self.save(update_fields=["revoked_at"])
 
 
 class GatewayAgent(models.Model):

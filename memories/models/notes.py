@@ -9,7 +9,6 @@ person (engine/erasure.py): the note's row stays as a content-free tombstone (``
 from __future__ import annotations
 
 import hashlib
-import secrets
 import uuid
 
 from django.conf import settings
@@ -17,6 +16,8 @@ from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F
 from django.utils import timezone
+
+from memories.models.keys import BearerKey
 
 SHARED_AGENT = "shared"
 EVERYONE = "*"
@@ -67,56 +68,19 @@ class Agent(models.Model):
             raise ValidationError({"id": "'shared' is reserved for shared-scope notes."})
 
 
-def _hash_key(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
+class ApiKey(BearerKey):
+    """A bearer key for one agent (memories/models/keys.py)."""
 
-
-class ApiKey(models.Model):
-    """A bearer key for one agent. Only its hash is stored; the key is shown once."""
-
-    PREFIX_LEN = 12
+    OWNER = "agent"
+    RAW_START = "amem_"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="keys")
-    name = models.CharField(max_length=100, blank=True)
-    prefix = models.CharField(max_length=PREFIX_LEN, db_index=True, editable=False)
-    hashed = models.CharField(max_length=64, unique=True, editable=False)
-    created_at = models.DateTimeField(default=timezone.now)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
 
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(BearerKey.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.agent_id})"
-
-    @classmethod
-    def issue(cls, agent: Agent, name: str = "") -> tuple[ApiKey, str]:
-        """Create a key; returns the row and the raw key (never stored)."""
-        raw = "amem_" + secrets.token_urlsafe(32)
-        key = cls.objects.create(agent=agent, name=name, prefix=raw[: cls.PREFIX_LEN], hashed=_hash_key(raw))
-        return key, raw
-
-    @classmethod
-    def authenticate(cls, raw: str) -> ApiKey | None:
-        """The live key matching ``raw`` (lookup by hash: constant-time by construction)."""
-        key = (
-            cls.objects.select_related("agent")
-            .filter(hashed=_hash_key(raw), revoked_at__isnull=True, agent__is_active=True)
-            .first()
-        )
-        if key is not None:
-            cls.objects.filter(pk=key.pk).update(last_used_at=timezone.now())
-        return key
-
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked_at is not None
-
-    def revoke(self) -> None:
-        if self.revoked_at is None:
-            self.revoked_at = timezone.now()
-            self.save(update_fields=["revoked_at"])
 
 
 class NoteQuerySet(models.QuerySet["Note"]):

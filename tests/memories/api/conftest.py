@@ -57,6 +57,15 @@ def as_bob(bob) -> AgentClient:
 
 
 @pytest.fixture
+def note_fields() -> frozenset[str]:
+    """The fields every note in an answer carries (docs/api.md); a search hit and a note read by id add their own."""
+    return frozenset(
+        {"id", "content", "category", "note_type", "keywords", "tags", "topics", "context"}
+        | {"subjects", "sources", "scope", "created_at"}
+    )
+
+
+@pytest.fixture
 def snapshot() -> Callable[[], tuple]:
     """What a failed request must leave untouched: notes, history, links, facts."""
 

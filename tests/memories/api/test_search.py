@@ -9,27 +9,10 @@ from memories.models import Note
 COFFEE = "Alex likes a flat white with oat milk every morning."
 TEA = "Sam drinks green tea and never touches coffee."
 WORLD = "The café on Main Street opens at seven in the morning."
-FIELDS = {
-    "id",
-    "content",
-    "via",
-    "similarity",
-    "score",
-    "rrf",
-    "category",
-    "note_type",
-    "keywords",
-    "tags",
-    "topics",
-    "context",
-    "subjects",
-    "sources",
-    "scope",
-    "created_at",
-}
+HIT_FIELDS = {"via", "similarity", "score", "rrf"}  # beyond the note_fields every answer carries
 
 
-def test_write_count_search_end_to_end(as_alice, as_bob, store):
+def test_write_count_search_end_to_end(as_alice, as_bob, store, note_fields):
     created = as_alice.post("/memories", {"text": COFFEE, "subjects": ["alex"], "sources": ["m1"]})
     assert created.status_code == 201
     assert as_alice.get("/memories/count").json() == {"count": 1}
@@ -37,7 +20,7 @@ def test_write_count_search_end_to_end(as_alice, as_bob, store):
     assert response.status_code == 200
     results = response.json()["results"]
     assert results[0]["id"] == created.json()["id"]
-    assert set(results[0]) == FIELDS  # no explain unless asked
+    assert set(results[0]) == note_fields | HIT_FIELDS  # no explain unless asked
     assert (results[0]["via"], results[0]["subjects"], results[0]["sources"]) == ("match", ["alex"], ["m1"])
     assert 0 < results[0]["similarity"] <= 1 and results[0]["rrf"] > 0
     assert results[0]["score"] == pytest.approx(1.0)  # the only match tops both legs
@@ -52,10 +35,10 @@ def test_a_search_heats_what_it_returns(as_alice, store):
     assert Note.objects.get(pk=note_id).retrieval_count == 1
 
 
-def test_explain_adds_the_score_breakdown(as_alice, store):
+def test_explain_adds_the_score_breakdown(as_alice, store, note_fields):
     as_alice.post("/memories/episodic", {"text": COFFEE})
     result = as_alice.post("/memories/search", {"query": "flat white oat milk", "explain": True}).json()["results"][0]
-    assert set(result) == FIELDS | {"explain"}
+    assert set(result) == note_fields | HIT_FIELDS | {"explain"}
     assert result["explain"]["dense_rank"] == 1 and result["explain"]["hop"] == 0
     assert result["explain"]["rrf"] == result["rrf"]
     assert result["explain"]["fused"] == result["score"] == pytest.approx(1.0)

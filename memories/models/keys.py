@@ -1,0 +1,77 @@
+"""Bearer keys: what an agent key (ApiKey) and a gateway key (GatewayKey) share.
+
+Only a key's hash is stored; the raw key is shown once, when it is issued. A key is found by its
+hash (constant-time by construction), and only while it is not revoked and its owner is active.
+Each concrete key names its owner's foreign key in ``OWNER`` and the text its raw keys start with in
+``RAW_START`` (so a person reading a config can tell the kinds apart).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any, ClassVar, Self
+
+from django.db import models
+from django.utils import timezone
+
+
+def hash_key(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class BearerKey(models.Model):
+    """The stored half of a bearer key: its hash, a short prefix to recognise it, its use and revocation."""
+
+    PREFIX_LEN = 12
+    OWNER: ClassVar[str]  # the owner's foreign key field, e.g. "agent"
+    RAW_START: ClassVar[str]  # what a raw key of this kind starts with, e.g. "amem_"
+
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=PREFIX_LEN, db_index=True, editable=False)
+    hashed = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+    @property
+    def owner(self) -> Any:
+        return getattr(self, self.OWNER)
+
+    @property
+    def owner_id(self) -> str:
+        return getattr(self, f"{self.OWNER}_id")
+
+    @classmethod
+    def issue(cls, owner: models.Model, name: str = "") -> tuple[Self, str]:
+        """Create a key; returns the row and the raw key (never stored)."""
+        raw = cls.RAW_START + secrets.token_urlsafe(32)
+        key = cls._default_manager.create(
+            **{cls.OWNER: owner}, name=name, prefix=raw[: cls.PREFIX_LEN], hashed=hash_key(raw)
+        )
+        return key, raw
+
+    @classmethod
+    def authenticate(cls, raw: str) -> Self | None:
+        """The live key matching ``raw`` whose owner is active; records its use."""
+        key = (
+            cls._default_manager.select_related(cls.OWNER)
+            .filter(hashed=hash_key(raw), revoked_at__isnull=True, **{f"{cls.OWNER}__is_active": True})
+            .first()
+        )
+        if key is not None:
+            cls._default_manager.filter(pk=key.pk).update(last_used_at=timezone.now())
+        return key
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
