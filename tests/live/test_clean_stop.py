@@ -88,7 +88,8 @@ def test_sigterm_during_a_write_burst_stops_in_time_and_loses_nothing(tmp_path_f
             # The gunicorn master and the worker's parent: the first of each (children fork later).
             for pid in [min(_named(shell.pid, "gunicorn.conf.py")), min(_named(shell.pid, "amem_worker"))]:
                 os.kill(pid, signal.SIGTERM)
-        stopped = wait_until(lambda: not group_members(shell.pid), 30)
+        # make is this test's child: reaped here, or it would linger in the group as a zombie.
+        stopped = wait_until(lambda: shell.poll() is not None and not group_members(shell.pid), 30)
         took = time.monotonic() - sent
         stop.set()
         for t in threads:
