@@ -18,13 +18,14 @@ import time
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import Query, Router
+from ninja.pagination import paginate
 
 from engine import erasure
 from engine.errors import InvalidInput
 from engine.llm import usage
 from engine.llm.client import LlmCallRecord, recorded_calls
 from engine.maintenance import runner
-from engine.retrieval.search import Result, search
+from engine.retrieval.search import search
 from engine.write import crud, edit
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import add_episodic, add_memory
@@ -38,11 +39,11 @@ from memories.api.schemas import (
     ErasedOut,
     IdOut,
     JobOut,
-    ListOut,
-    ListQuery,
+    ListedNoteOut,
     MemoryCreatedOut,
     MemoryIn,
     NoteOut,
+    NotesPage,
     PatchIn,
     RetiredOut,
     SearchIn,
@@ -52,51 +53,13 @@ from memories.api.schemas import (
     WriteQuery,
 )
 from memories.api.throttles import KeyRateThrottle
-from memories.models import SHARED_AGENT, Agent, Note
+from memories.models import Agent, Note
 
 router = Router(auth=AgentKey(), throttle=[KeyRateThrottle()], tags=["memories"])
 
 
 def _agent(request: HttpRequest) -> Agent:
     return request.auth  # type: ignore[attr-defined]
-
-
-def _fields(note: Note) -> dict:
-    return {
-        "id": str(note.pk),
-        "content": note.content,
-        "category": note.category,
-        "note_type": note.note_type,
-        "keywords": list(note.keywords or []),
-        "tags": list(note.tags or []),
-        "topics": list(note.topics or []),
-        "context": note.context,
-        "subjects": list(note.subjects or []),
-        "sources": list(note.sources or []),
-        "scope": "shared" if note.agent_id == SHARED_AGENT else "private",
-        "created_at": note.created_at,
-    }
-
-
-def _hit(result: Result, explain: bool) -> dict:
-    hit = {**_fields(result.note), "via": result.via, "similarity": float(result.similarity)}
-    hit |= {"score": result.score, "rrf": result.rrf}
-    if explain:
-        hit["explain"] = result.explain
-    return hit
-
-
-def _note(agent: Agent, note: Note) -> dict:
-    # Only links into notes this agent may read: an id it cannot open is not its business.
-    targets = note.out_links.order_by("created_at", "pk").values_list("target_id", flat=True)
-    links = [str(n.pk) for n in access.visible_notes(agent, list(targets))]
-    return {
-        **_fields(note),
-        "links": links,
-        "retrieval_count": note.retrieval_count,
-        "is_active": note.is_active,
-        "updated_at": note.updated_at,
-    }
 
 
 def _model_report(calls: list[LlmCallRecord], options: WriteQuery) -> dict:
@@ -177,7 +140,7 @@ def create_conversation(request: HttpRequest, body: ConversationIn):
     }
 
 
-@router.post("/memories/search", response=SearchOut, exclude_unset=True)
+@router.post("/memories/search", response=SearchOut, exclude_none=True)
 def search_memories(request: HttpRequest, body: SearchIn):
     """Hybrid search (dense + BM25, fused, heat, link walk) over the notes this agent may read."""
     results = search(
@@ -188,7 +151,7 @@ def search_memories(request: HttpRequest, body: SearchIn):
         topics_filter=body.topics_filter,
         explain=body.explain,
     )
-    return {"results": [_hit(r, body.explain) for r in results]}
+    return {"results": results}
 
 
 @router.get("/memories/count", response=CountOut)
@@ -197,41 +160,23 @@ def count_memories(request: HttpRequest):
     return {"count": access.count_readable(_agent(request))}
 
 
-@router.get("/memories", response=ListOut)
-def list_memories(request: HttpRequest, page: Query[ListQuery]):
+@router.get("/memories", response=list[ListedNoteOut])
+@paginate(NotesPage)
+def list_memories(request: HttpRequest):
     """The active notes this agent owns (private and shared), newest first, a page at a time."""
-    agent = _agent(request)
-    notes = Note.objects.active().filter(owner=agent.pk).order_by("-created_at", "-pk")
-    rows = notes[page.offset : page.offset + page.limit]
-    return {
-        "results": [
-            {
-                **_fields(n),
-                "retrieval_count": n.retrieval_count,
-                "last_accessed": n.last_accessed,
-                "updated_at": n.updated_at,
-            }
-            for n in rows
-        ],
-        "total": notes.count(),
-        "limit": page.limit,
-        "offset": page.offset,
-    }
+    return Note.objects.active().filter(owner=_agent(request).pk).order_by("-created_at", "-pk")
 
 
 @router.get("/memories/{note_id}", response=NoteOut)
 def get_memory(request: HttpRequest, note_id: str):
     """One note by id, with the ids of the notes it links to (only those this agent may read)."""
-    agent = _agent(request)
-    return _note(agent, access.get_note_for(agent, note_id))
+    return access.get_note_for(_agent(request), note_id)
 
 
 @router.patch("/memories/{note_id}", response=NoteOut)
 def update_memory(request: HttpRequest, note_id: str, body: PatchIn):
     """Replace a note's text (re-constructed and re-embedded; the old text stays in its history)."""
-    agent = _agent(request)
-    note = edit.update_memory(note_id, body.text, agent, sources=body.sources)
-    return _note(agent, note)
+    return edit.update_memory(note_id, body.text, _agent(request), sources=body.sources)
 
 
 @router.delete("/memories/{note_id}", response=RetiredOut, exclude_defaults=True)

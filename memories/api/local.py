@@ -12,7 +12,7 @@ from ninja.security import HttpBearer
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_memory, resolve_agent
-from memories.api.schemas import Text
+from memories.api.schemas import SearchOut, Text
 from memories.local_bridge import token_matches
 
 
@@ -40,21 +40,10 @@ class AddIn(Schema):
     note_type: str | None = None
 
 
-def result_dict(r) -> dict:
-    return {
-        "id": str(r.note.pk),
-        "content": r.note.content,
-        "via": r.via,
-        "similarity": r.similarity,
-        "score": r.score,
-        "rrf": r.rrf,
-    }
-
-
-@router.post("/search", include_in_schema=False)
+@router.post("/search", response=SearchOut, exclude_none=True, include_in_schema=False)
 def local_search(request, body: LocalSearchIn):
-    results = search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)
-    return {"results": [result_dict(r) for r in results]}
+    """The agent API's search answer (memories/api/schemas.py HitOut), for manage.py amem_search."""
+    return {"results": search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)}
 
 
 @router.post("/add", include_in_schema=False)

@@ -9,12 +9,27 @@ the same errors for every caller.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from ninja import Schema
-from pydantic import AfterValidator, AwareDatetime, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from ninja.pagination import PaginationBase
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+)
 
+from engine.retrieval.search import Result
 from engine.text import storable
+from memories import access
+from memories.models import SHARED_AGENT, Note
 
 MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 MAX_MESSAGES = 100
@@ -100,14 +115,6 @@ class SearchIn(In):
     explain: StrictBool = False
 
 
-class ListQuery(Schema):
-    # Query strings are text: "20" is the number 20 here.
-    limit: int = Field(20, ge=1, le=MAX_LIST_LIMIT)
-    # Bounded so the database never sees a number it cannot hold (SQLite and PostgreSQL stop
-    # at 2**63 - 1); no agent has a billion notes.
-    offset: int = Field(0, ge=0, le=MAX_LIST_OFFSET)
-
-
 class PatchIn(In):
     text: Text
     sources: list[Label] = []
@@ -174,6 +181,8 @@ class CountOut(Schema):
 
 
 class NoteFieldsOut(Schema):
+    """The fields every note in an answer carries, read from the Note (docs/api.md)."""
+
     id: str
     content: str
     category: str
@@ -187,8 +196,33 @@ class NoteFieldsOut(Schema):
     scope: Scope
     created_at: dt.datetime
 
+    @staticmethod
+    def resolve_id(note: Note) -> str:
+        return str(note.pk)
+
+    @staticmethod
+    def resolve_scope(note: Note) -> str:
+        return "shared" if note.agent_id == SHARED_AGENT else "private"
+
+
+class _FoundNote:
+    """A search result read as one flat note: how it was found (via, similarity …), else its note's fields."""
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "explain":
+            return self._result.explain or None  # empty unless asked: left out of the answer
+        try:
+            return getattr(self._result, name)
+        except AttributeError:
+            return getattr(self._result.note, name)
+
 
 class HitOut(NoteFieldsOut):
+    """A search result: its note's fields, then how it was found (engine/retrieval/search.py: Result)."""
+
     via: Literal["match", "link"]
     similarity: float
     score: float
@@ -199,12 +233,23 @@ class HitOut(NoteFieldsOut):
 class SearchOut(Schema):
     results: list[HitOut]
 
+    @staticmethod
+    def resolve_results(answer: dict) -> list[_FoundNote]:
+        return [_FoundNote(result) for result in answer["results"]]
+
 
 class NoteOut(NoteFieldsOut):
     links: list[str]
     retrieval_count: int
     is_active: bool
     updated_at: dt.datetime
+
+    @staticmethod
+    def resolve_links(note: Note, context: dict) -> list[str]:
+        # Only links into notes the asking agent may read: an id it cannot open is not its business.
+        agent = context["request"].auth
+        targets = note.out_links.order_by("created_at", "pk").values_list("target_id", flat=True)
+        return [str(n.pk) for n in access.visible_notes(agent, list(targets))]
 
 
 class RetiredOut(Schema):
@@ -244,11 +289,28 @@ class ListedNoteOut(NoteFieldsOut):
     updated_at: dt.datetime
 
 
-class ListOut(Schema):
-    results: list[ListedNoteOut]
-    total: int
-    limit: int
-    offset: int
+class NotesPage(PaginationBase):
+    """ninja pagination with the API's page shape: ``{results, total, limit, offset}`` (docs/api.md)."""
+
+    class Input(Schema):
+        # Query strings are text: "20" is the number 20 here.
+        limit: int = Field(20, ge=1, le=MAX_LIST_LIMIT)
+        # Bounded so the database never sees a number it cannot hold (SQLite and PostgreSQL stop
+        # at 2**63 - 1); no agent has a billion notes.
+        offset: int = Field(0, ge=0, le=MAX_LIST_OFFSET)
+
+    class Output(Schema):
+        results: list[Any]
+        total: int
+        limit: int
+        offset: int
+
+    items_attribute = "results"
+
+    def paginate_queryset(self, queryset: QuerySet, pagination: Input, request: HttpRequest, **params: Any) -> dict:
+        offset, limit = pagination.offset, pagination.limit
+        total = self._items_count(queryset)
+        return {"results": queryset[offset : offset + limit], "total": total, "limit": limit, "offset": offset}
 
 
 class FlaggedOut(Schema):

@@ -37,12 +37,12 @@ class Command(AmemCommand):
 
     def _search_here(self, payload: dict) -> list[dict]:
         from engine.retrieval.search import search  # imported here: loading it loads the model's stack
-        from memories.api.local import result_dict
+        from memories.api.schemas import SearchOut
 
         try:
             results = search(
                 payload["query"], self.agent(payload["agent"]), limit=payload["limit"], subject=payload["subject"]
             )
-            return [result_dict(r) for r in results]
+            return SearchOut.from_orm({"results": results}).model_dump(mode="json", exclude_none=True)["results"]
         except IndexLocked as locked:
             return call_server("search", payload, locked=locked)["results"]
