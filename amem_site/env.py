@@ -89,3 +89,25 @@ def env_prefixed(prefix: str, extra: tuple[str, ...] = ()) -> dict[str, str]:
     are resolved by the engine itself from these raw values.
     """
     return {key: value for key, value in os.environ.items() if key.startswith(prefix) or key in extra}
+
+
+def env_prices(name: str, tiers: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+    """``fast=0.25/1.25,strong=3/15``: per tier, US dollars per million input/output tokens."""
+    value = _raw(name)
+    prices: dict[str, tuple[float, float]] = {}
+    for item in (value or "").split(","):
+        if not item.strip():
+            continue
+        tier, _, pair = item.partition("=")
+        price_in, _, price_out = pair.partition("/")
+        try:
+            numbers = (float(price_in), float(price_out))
+        except ValueError:
+            numbers = (-1.0, -1.0)
+        if tier.strip() not in tiers or min(numbers) < 0:
+            raise ImproperlyConfigured(
+                f"{name}={value!r}: write each tier as TIER=IN/OUT dollars per million tokens, "
+                f"e.g. fast=0.25/1.25,strong=3/15 (tiers: {', '.join(tiers)})"
+            )
+        prices[tier.strip()] = numbers
+    return prices

@@ -22,6 +22,7 @@ from amem_site.env import (
     env_int,
     env_list,
     env_prefixed,
+    env_prices,
     env_str,
 )
 from amem_site.server_record import recorded_url
@@ -122,6 +123,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so its timing covers every other layer (amem_site/metrics.py, GET /metrics).
+    "amem_site.metrics.RequestMetrics",
     "django.middleware.security.SecurityMiddleware",
     # Static files (review app CSS and vendored htmx, admin) from the app server itself: gunicorn
     # does not serve them and a one-machine setup has no proxy (docs/deploy.md).
@@ -241,8 +244,21 @@ LOGOUT_REDIRECT_URL = "/review/login/"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        # AMEM_LOG_FORMAT=json: one JSON object per line, for a log shipper (python-json-logger).
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": env_choice("AMEM_LOG_FORMAT", "plain", ("plain", "json")),
+        }
+    },
     # The pool logs each failed connection attempt; one line per distinct failure is enough.
     "filters": {"once": {"()": "amem_site.db_errors.OncePerMessage"}},
     "loggers": {
@@ -322,6 +338,12 @@ AMEM = {
 }
 # Core memory: the size limit of one block, in bytes of compact UTF-8 JSON.
 AMEM_CORE_BLOCK_LIMIT = env_int("AMEM_CORE_BLOCK_LIMIT", 3072, minimum=64)
+
+# --- Metrics (GET /metrics, amem_site/metrics.py) ----------------------------
+# A scraper's bearer token; unset, only a signed-in staff user may read the page.
+AMEM_METRICS_TOKEN = env_str("AMEM_METRICS_TOKEN", "")
+# What a model call costs, for amem_llm_cost_usd: TIER=IN/OUT US dollars per million tokens.
+AMEM_LLM_PRICES = env_prices("AMEM_MODEL_PRICES", ("fast", "strong"))
 
 # --- LLM (resolved by engine/llm/client.py: env > AMEM_LLM > defaults) ---------------
 AMEM_LLM_ENV = env_prefixed(

@@ -40,6 +40,9 @@ def assert_one_clear_line(result: subprocess.CompletedProcess, *needles: str) ->
         ("AMEM_CONFLICT_MODE", "delete-all", "AMEM_CONFLICT_MODE='delete-all' must be one of"),
         ("DATABASE_URL", "nonsense://", "DATABASE_URL"),
         ("AMEM_LLM_TIMEOUT", "soon", "AMEM_LLM_TIMEOUT"),
+        ("AMEM_MODEL_PRICES", "fast=cheap", "AMEM_MODEL_PRICES='fast=cheap': write each tier as TIER=IN/OUT"),
+        ("AMEM_MODEL_PRICES", "medium=1/2", "(tiers: fast, strong)"),
+        ("AMEM_LOG_FORMAT", "xml", "AMEM_LOG_FORMAT='xml' must be one of: plain, json"),
     ],
 )
 def test_a_malformed_variable_stops_start_up_naming_it(tmp_path, name, value, needle):

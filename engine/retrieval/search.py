@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 from django.utils import timezone
 
-from engine import runtime
+from engine import metrics, runtime
 from engine.annotations import importance
 from engine.config import get_config
 from engine.errors import InvalidInput
@@ -136,6 +136,7 @@ def embed_query(query: str) -> np.ndarray:
     )  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
 
 
+@metrics.timed(metrics.SEARCH_SECONDS)
 def search(
     query: str,
     agent: Agent,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from engine import locking
+from engine import locking, metrics
 from engine.config import get_config
 from engine.errors import AmemError, Busy, InvalidInput, QualityRejected
 from engine.index.embeddings import one_torch_thread
@@ -110,6 +110,7 @@ def refusal(turn: Turn) -> str | None:
     return None
 
 
+@metrics.timed(metrics.WRITE_SECONDS, path="conversation")
 def add_conversation(
     agent: Agent | str,
     turns: Sequence[Turn],

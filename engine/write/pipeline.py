@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine import locking, runtime
+from engine import locking, metrics, runtime
 from engine.annotations import conflicts, facts, importance
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
@@ -125,6 +125,7 @@ def _session(label: str) -> str:
     return label
 
 
+@metrics.timed(metrics.WRITE_SECONDS, path="episodic")
 def add_episodic_batch(agent: Agent | str, items: Sequence[EpisodicItem], *, actor: str | None = None) -> list[Note]:
     """Validate all, embed all, insert all in one transaction: all or nothing."""
     agent = resolve_agent(agent)
@@ -232,6 +233,7 @@ class _Input:
     actor: str
 
 
+@metrics.timed(metrics.WRITE_SECONDS, path="memory")
 def add_memory(
     text: str | bytes,
     agent: Agent | str,
