@@ -21,7 +21,7 @@ TEST_WORKERS ?= auto
 TEST_TMPDIR  ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm || echo $${TMPDIR:-/tmp})
 PYTEST := TMPDIR=$(TEST_TMPDIR) $(VENV)/bin/pytest -n $(TEST_WORKERS)
 
-.PHONY: install browser run serve test test-openclaw test-openclaw-gateway test-fast test-local-model lint test-postgres bench-scale clean
+.PHONY: install browser run serve test test-openclaw test-openclaw-gateway test-fast test-local-model lint test-postgres bench-scale clean clean-cache
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -104,5 +104,10 @@ test-postgres: install browser
 bench-scale: install
 	$(PY) -m bench scale
 
+# The checkout's venv and data. The exported ONNX graph (~90 MB, one per model) is shared by every
+# checkout on the machine and stays; make clean-cache removes it.
 clean:
 	rm -rf $(VENV) var
+
+clean-cache:
+	rm -rf $${AMEM_ONNX_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/amem/onnx}

@@ -83,13 +83,29 @@ def _plain_stack(model: Any) -> bool:
     return len(modules) == 2 or type(modules[2]).__name__ == "Normalize"
 
 
+# How much of each weights file, at its start and at its end, identifies the model's graph.
+_SAMPLE = 1 << 20
+
+
 def _graph_path(location: str) -> Path:
+    """One graph per model, whichever checkout or virtualenv holds its weights.
+
+    The key is the weights' content (size and their first and last MiB), not their path or
+    time stamp: every checkout's venv installs its own copy of the same file, and a key by
+    path exported a 90 MB graph per checkout.
+    """
     weights = sorted(Path(location).glob("*.safetensors")) or sorted(Path(location).glob("*.bin"))
-    stamp = "|".join(f"{w.resolve()}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights)
-    if not stamp:
+    if not weights:
         raise FileNotFoundError(f"no weights under {location}")
-    digest = hashlib.sha256(stamp.encode()).hexdigest()[:16]
-    return cache_dir() / f"{Path(location).name}-{digest}.onnx"
+    digest = hashlib.sha256()
+    for w in weights:
+        size = w.stat().st_size
+        digest.update(f"{w.name}:{size}".encode())
+        with w.open("rb") as f:
+            digest.update(f.read(_SAMPLE))
+            f.seek(max(size - _SAMPLE, 0))
+            digest.update(f.read(_SAMPLE))
+    return cache_dir() / f"{Path(location).name}-{digest.hexdigest()[:16]}.onnx"
 
 
 def _export(model: Any, target: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,15 @@ def test_a_first_export_is_used_and_warns_nobody(embedder, tmp_path, monkeypatch
     assert encoder is not None
     assert list(tmp_path.glob("*.onnx")), "the graph was not exported into the cache"
     assert [f"{w.category.__name__}: {w.message}" for w in recwarn.list] == []
+
+
+def test_one_graph_per_model_whichever_checkout_holds_its_weights(tmp_path, monkeypatch):
+    monkeypatch.setenv("AMEM_ONNX_CACHE", str(tmp_path / "cache"))
+    weights = bytes(range(256)) * 9000  # > 2 MiB: start and end sampled
+    first, second, other = (tmp_path / name / "all-MiniLM-L6-v2" for name in ("venv-a", "venv-b", "venv-c"))
+    for folder, content in ((first, weights), (second, weights), (other, weights[:-1] + b"\x00")):
+        folder.mkdir(parents=True)
+        (folder / "model.safetensors").write_bytes(content)
+    os.utime(second / "model.safetensors", (1, 1))  # another install time
+    assert onnx_encoder._graph_path(str(first)) == onnx_encoder._graph_path(str(second))
+    assert onnx_encoder._graph_path(str(first)) != onnx_encoder._graph_path(str(other))
