@@ -19,8 +19,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bench.data import Question
+from bench.pipeline import FULL, Pipeline
 from engine import runtime
-from engine.retrieval.search import FULL, Pipeline, Result, dense_pool_size, search
+from engine.retrieval.search import Result, search
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory
 from memories.models import Agent, Note
@@ -186,7 +187,7 @@ def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Var
                             limit=limit,
                             links=variant.links,
                             heat=variant.heat,
-                            pipeline=variant.pipeline,
+                            ranking=variant.pipeline,
                             query_vector=vector,
                         )
                         scores.searches += 1
@@ -209,15 +210,15 @@ def search_limits(ks: Sequence[int], variant: Variant, pipeline: Pipeline) -> di
         return limits
     largest: dict[int, int] = {}
     for k in ks:
-        pool = dense_pool_size(limits[k], pipeline=pipeline)
+        pool = pipeline.pool(limits[k])
         largest[pool] = max(largest.get(pool, 0), limits[k])
-    return {k: largest[dense_pool_size(limits[k], pipeline=pipeline)] for k in ks}
+    return {k: largest[pipeline.pool(limits[k])] for k in ks}
 
 
 def heat_pass(agent: Agent, questions: Sequence[Question], vectors: np.ndarray, pipeline: Pipeline) -> None:
     """One pass of the questions through the default search, heating what it returns."""
     for question, vector in zip(questions, vectors, strict=True):
-        search(question.text, agent, limit=10, pipeline=pipeline, query_vector=vector)
+        search(question.text, agent, limit=10, ranking=pipeline, query_vector=vector)
 
 
 def markdown_table(scores: Scores, variants: Sequence[str], categories: Sequence[str]) -> str:

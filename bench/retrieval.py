@@ -22,9 +22,9 @@ from typing import TextIO
 
 from bench.data import Conversation, data_dir, load_locomo, load_madial
 from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
+from bench.pipeline import Pipeline
 from engine import runtime
 from engine.config import get_config
-from engine.retrieval.search import Pipeline
 from memories.models import Agent, Note
 
 ROOT = Path(__file__).resolve().parents[1]

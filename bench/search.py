@@ -142,17 +142,17 @@ def compare_round2(queries: list[str], agent_id: str, limit: int) -> dict[str, t
     its database reads alone, side by side, so the machine's drift hits both alike."""
     from bench.evaluate import round2
     from engine import runtime
-    from engine.retrieval.search import FULL, search
+    from engine.retrieval.search import RANKING, search
     from memories.models import Agent
 
-    pipelines = {"round 2 (RRF, pools 2·k)": round2(), "product (score fusion, pools 4·k)": FULL}
+    pipelines = {"round 2 (RRF, pools 2·k)": round2(), "product (score fusion, pools 4·k)": RANKING}
     agent = Agent.objects.get(pk=agent_id)
     vectors = runtime.embedder().encode(queries)
     timings: dict[str, list[float]] = {name: [] for name in pipelines}
     for i, (query, vector) in enumerate(zip(queries, vectors, strict=True)):
         for name, pipeline in pipelines.items():
             t0 = time.perf_counter()
-            search(query, agent, limit=limit, pipeline=pipeline, query_vector=vector)
+            search(query, agent, limit=limit, ranking=pipeline, query_vector=vector)
             if i >= 10:  # the first ten warm up the shard pages and the SQLite cache
                 timings[name].append((time.perf_counter() - t0) * 1000)
     return {name: (statistics.median(t), sorted(t)[int(0.95 * (len(t) - 1))]) for name, t in timings.items()}

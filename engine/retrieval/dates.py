@@ -3,7 +3,7 @@
 "What did Gina find for her clothing store on 1 February, 2023?" names the day the thing was
 said; nothing in the words of the answer ("one replied and said yes today!") carries it. A
 note's time is when it happened (``created_at``: a conversation turn's ``occurred_at``). When
-the query names a day or a month, the search adds ``Pipeline.date_boost`` to the candidates
+the query names a day or a month, the search adds ``Ranking.date_boost`` (engine/retrieval/search.py) to the candidates
 from that window, so among the notes that match the query those from the named time come
 first. On LoCoMo, where 194 of 1,536 questions name a date, that raised R@10 0.701 → 0.722
 and R@1 0.307 → 0.323 (docs/benchmarks.md, "LoCoMo round 3").

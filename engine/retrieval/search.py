@@ -12,21 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 from django.utils import timezone
 
 from engine import metrics, runtime
 from engine.annotations import importance
-from engine.config import get_config
+from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput
-from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, bm25_query_vector
+from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, VectorStore, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.retrieval.candidates import Candidate, visible_candidates
 from engine.retrieval.dates import named_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
-from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus, tie_step
+from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
 from engine.text import check_storable
@@ -49,48 +48,72 @@ class Result:
     explain: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Pipeline:
-    """Which stages run; the defaults are the product. The benchmarks switch stages off."""
+class Ranking:
+    """How search ranks: the product's stages and the settings it uses (docs/architecture.md §4).
 
-    dense: bool = True
-    lexical: bool = True
-    heat_boost: bool = True
-    # "score": the legs' scaled scores mixed (engine/retrieval/fusion.py); "rrf": reciprocal rank
-    # fusion, the first design, kept for the benchmarks' comparison rows.
-    fusion: Literal["score", "rrf"] = "score"
-    # The dense leg's share of the fused score; None = by query length (fusion.dense_share).
-    dense_share: float | None = None
+    ``RANKING`` is the product's; the product has no other. The benchmarks' ablations
+    (bench/pipeline.py) subclass it to switch a stage off or try another fusion.
+    """
+
     # Pool per leg: min(max(pool_factor·limit, pool_min), visible). With RRF, 2·limit was better
     # (a deep pool let notes mediocre in both legs collect a second vote); score fusion keeps how
     # far ahead a hit is, so deeper pools only add candidates: LoCoMo R@10 0.741 at 30, 0.747 at
-    # 40 in the replay (docs/benchmarks.md, "LoCoMo round 3"). docs/architecture.md §4 and the seed say 4·limit.
+    # 40 in the replay (docs/benchmarks.md, "LoCoMo round 3"). docs/architecture.md §4 says 4·limit.
     pool_factor: int = 4
     pool_min: int = 40
-    # Drop function words from the BM25 query (documents keep them; IDF handles them there).
-    query_stop_words: bool = True
-    # The forgetting-curve blend (engine/annotations/importance.py); None = AMEM_IMPORTANCE_WEIGHT.
-    importance_weight: float | None = None
     # The dense leg's vote on a CJK query when the model is English-only (engine/retrieval/language.py);
     # 0 skips the leg. Chosen on MADial zh/en (docs/benchmarks.md).
     cjk_dense_weight: float = 0.0
     # Link lift (engine/retrieval/links.py: lift): a candidate linked from a better one ranks at its own
-    # score plus this share of that one's, so the turn next to a strong match competes for the k slots;
-    # 0 switches it off. ``link_lift_far`` is the share two links away (the turn after next).
+    # score plus this share of that one's, so the turn next to a strong match competes for the k slots.
+    # ``link_lift_far`` is the share two links away (the turn after next).
     link_lift: float = 0.8
     link_lift_far: float = 0.5
     # Added to the candidates from a day or month the query names (engine/retrieval/dates.py); at 1
     # they rank before every candidate from another time that is not lifted by one of them.
     date_boost: float = 1.0
 
+    def pool(self, limit: int, visible: int | None = None) -> int:
+        """How many candidates each leg fetches; ``visible`` caps it where the caller knows the count."""
+        pool = max(self.pool_factor * limit, self.pool_min)
+        return pool if visible is None else min(pool, visible)
 
-FULL = Pipeline()
+    def query_terms(self, query: str) -> list[str]:
+        """The BM25 query: function words dropped (documents keep them; IDF handles them there)."""
+        # A query made only of function words still deserves a lexical leg.
+        return tokenize(query, drop_stop_words=True) or tokenize(query)
+
+    def legs(
+        self,
+        store: VectorStore,
+        collection: str,
+        query: str,
+        qvec: np.ndarray,
+        terms: list[str],
+        flt: IndexFilter,
+        pool: int,
+    ) -> tuple[list[Hit], list[Hit], float]:
+        """The dense leg's hits, the BM25 leg's, and the dense leg's vote in the fusion."""
+        # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).
+        vote = dense_vote(query, runtime.embedder(), self.cjk_dense_weight)
+        dense = store.query_dense(collection, qvec, flt, pool) if vote > 0 else []
+        return dense, store.query_sparse(collection, bm25_query_vector(terms), flt, pool), vote
+
+    def fuse(
+        self, dense: list[Hit], lexical: list[Hit], terms: list[str], vote: float, pool: int, rrf: dict[str, float]
+    ) -> tuple[dict[str, float], float]:
+        """The fused score of every candidate and the step below which heat may break ties."""
+        return score_fuse(dense, lexical, dense_share(len(terms)) * vote, pool), SCORE_STEP
+
+    def heat_weight(self, cfg: EngineConfig) -> float:
+        return cfg.heat_weight
+
+    def importance_blend(self, cfg: EngineConfig) -> float:
+        """The forgetting-curve blend (engine/annotations/importance.py): AMEM_IMPORTANCE_WEIGHT."""
+        return cfg.importance_weight
 
 
-def dense_pool_size(limit: int, visible: int | None = None, pipeline: Pipeline = FULL) -> int:
-    """How many candidates each leg fetches; ``visible`` caps it where the caller knows the count."""
-    pool = max(pipeline.pool_factor * limit, pipeline.pool_min)
-    return pool if visible is None else min(pool, visible)
+RANKING = Ranking()
 
 
 def clean_topics(topics: object) -> tuple[str, ...]:
@@ -123,12 +146,6 @@ def topics_allow(note: Note | Candidate, topics: tuple[str, ...]) -> bool:
     return all(t in have for t in topics)
 
 
-def query_tokens(query: str, pipeline: Pipeline) -> list[str]:
-    tokens = tokenize(query, drop_stop_words=pipeline.query_stop_words)
-    # A query made only of function words still deserves a lexical leg.
-    return tokens or tokenize(query)
-
-
 def embed_query(query: str) -> np.ndarray:
     # Asymmetric models (E5) embed queries differently from passages.
     return runtime.embedder().encode_query(
@@ -148,7 +165,7 @@ def search(
     heat: bool = True,
     links: bool = True,
     link_min_sim: float | None = None,
-    pipeline: Pipeline = FULL,
+    ranking: Ranking = RANKING,
     query_vector: np.ndarray | None = None,
 ) -> list[Result]:
     """Top ``limit`` notes for ``query`` that ``agent`` may read, then notes linked to them.
@@ -174,22 +191,13 @@ def search(
     collection = access.collection_for(agent)
     flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))
     # Asking for more than exist just returns what exists, so no count round trip is needed.
-    pool = dense_pool_size(limit, pipeline=pipeline)
+    pool = ranking.pool(limit)
     qvec = query_vector if query_vector is not None else embed_query(query)
-
-    # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).
-    vote = dense_vote(query, runtime.embedder(), pipeline.cjk_dense_weight) if pipeline.lexical else 1.0
-    dense: list[Hit] = store.query_dense(collection, qvec, flt, pool) if pipeline.dense and vote > 0 else []
-    lexical: list[Hit] = []
-    terms = query_tokens(query, pipeline)
-    if pipeline.lexical:
-        lexical = store.query_sparse(collection, bm25_query_vector(terms), flt, pool)
+    terms = ranking.query_terms(query)
+    dense, lexical, vote = ranking.legs(store, collection, query, qvec, terms, flt, pool)
+    # Kept for the answer's ``rrf`` field (docs/api.md) whichever fusion ranks.
     rrf = rrf_fuse([[h.id for h in dense], [h.id for h in lexical]], cfg.rrf_k, weights=(vote, 1.0))
-    if pipeline.fusion == "rrf":
-        fused, step = rrf, tie_step(cfg.rrf_k)
-    else:
-        share = dense_share(len(terms)) if pipeline.dense_share is None else pipeline.dense_share
-        fused, step = score_fuse(dense, lexical, share * vote, pool), SCORE_STEP
+    fused, step = ranking.fuse(dense, lexical, terms, vote, pool, rrf)
     if not fused:
         return []
 
@@ -199,14 +207,14 @@ def search(
     visible = visible_candidates(agent, list(fused), subject=subject)
     candidates = [n for n in visible if topics_allow(n, topics)]
     now = timezone.now()
-    windows = named_windows(query, today=now.date()) if pipeline.date_boost > 0 else []
-    dated = {n.key: pipeline.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
-    weight = cfg.heat_weight if pipeline.heat_boost else 0.0
+    windows = named_windows(query, today=now.date()) if ranking.date_boost > 0 else []
+    dated = {n.key: ranking.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
+    weight = ranking.heat_weight(cfg)
     # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).
     heats = {n.key: heat_bonus(n, now, weight, step) for n in candidates}
     # The forgetting-curve blend scales the fused score (engine/annotations/importance.py).
     forgetting = {n.key: 1.0 for n in candidates}
-    blend = cfg.importance_weight if pipeline.importance_weight is None else pipeline.importance_weight
+    blend = ranking.importance_blend(cfg)
     if blend > 0 and candidates:
         newest = max(n.created_at for n in candidates)
         for n in candidates:
@@ -218,7 +226,7 @@ def search(
 
     scored = {n.key: score(n.key) for n in candidates}
     ranked = scored
-    if pipeline.link_lift > 0 and len(candidates) > 1:
+    if ranking.link_lift > 0 and len(candidates) > 1:
         # The walk's relevance gate: a note far from the query is never lifted into the matches.
         dense_cos = {h.id: h.score for h in dense}
         relevant = {
@@ -226,7 +234,7 @@ def search(
             for n in candidates
             if (dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
         }
-        shares = (pipeline.link_lift, pipeline.link_lift_far)
+        shares = (ranking.link_lift, ranking.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
     whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
@@ -279,4 +287,4 @@ def search(
     return results
 
 
-__all__ = ["FULL", "Hit", "Pipeline", "Result", "dense_pool_size", "rrf_fuse", "search"]
+__all__ = ["RANKING", "Hit", "Ranking", "Result", "rrf_fuse", "search"]

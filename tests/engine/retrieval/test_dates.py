@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 from django.utils import timezone
 
+from bench.pipeline import FULL
 from engine.retrieval.dates import named_windows, within
-from engine.retrieval.search import FULL, search
+from engine.retrieval.search import search
 
 from .conftest import QUERY, at_angle, put
 
@@ -97,7 +98,7 @@ def test_a_match_from_the_named_day_ranks_first(alice, store):
     said_in_may = put(alice, "The harbour trip was lovely.", at_angle(30), created_at=may)
     query = "What happened at the harbour on 8 May 2023?"
     plain = replace(FULL, date_boost=0.0)
-    assert search(query, alice, limit=1, heat=False, query_vector=QUERY, pipeline=plain)[0].note == said_in_june
+    assert search(query, alice, limit=1, heat=False, query_vector=QUERY, ranking=plain)[0].note == said_in_june
     results = search(query, alice, limit=2, heat=False, query_vector=QUERY, explain=True)
     assert [r.note for r in results] == [said_in_may, said_in_june]
     assert results[0].explain["date"] == 1.0 and results[1].explain["date"] == 0.0
@@ -127,6 +128,6 @@ def test_a_match_from_yesterday_ranks_first(alice, store):
         limit=2,
         heat=False,
         query_vector=QUERY,
-        pipeline=plain,
+        ranking=plain,
     )
     assert [r.note for r in results] == [older_and_closer, from_yesterday]

@@ -9,9 +9,10 @@ from dataclasses import replace
 import pytest
 from django.utils import timezone
 
+from bench.pipeline import FULL, Pipeline
 from engine.errors import InvalidInput
 from engine.retrieval.heat import SCORE_STEP, heat_bonus, seed_boost, tie_step
-from engine.retrieval.search import FULL, Pipeline, search
+from engine.retrieval.search import search
 from memories.models import Note
 
 from .conftest import QUERY, ScriptedDense, at_angle, link, put
@@ -93,7 +94,7 @@ def test_the_boost_can_be_switched_off_for_ablations(alice, any_store, swap_stor
     cold, hot = twins(alice, swap_store, any_store)
     Note.objects.filter(pk=hot.pk).update(retrieval_count=30, last_accessed=timezone.now())
     plain = Pipeline(heat_boost=False)
-    assert search("harbour", alice, limit=1, heat=False, pipeline=plain, query_vector=QUERY)[0].note == cold
+    assert search("harbour", alice, limit=1, heat=False, ranking=plain, query_vector=QUERY)[0].note == cold
 
 
 def test_only_returned_matches_are_heated(alice, any_store):
@@ -103,7 +104,7 @@ def test_only_returned_matches_are_heated(alice, any_store):
     link(top, linked)
     # The walk's rule; without the lift, which would rank the linked note a match (test_link_lift.py).
     no_lift = replace(FULL, link_lift=0.0)
-    results = search("harbour", alice, limit=1, query_vector=QUERY, pipeline=no_lift)
+    results = search("harbour", alice, limit=1, query_vector=QUERY, ranking=no_lift)
     assert [r.via for r in results] == ["match", "link"]
     counts = dict(Note.objects.values_list("pk", "retrieval_count"))
     assert (counts[top.pk], counts[below.pk], counts[linked.pk]) == (1, 0, 0)

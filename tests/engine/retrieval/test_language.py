@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bench.pipeline import Pipeline
 from engine.index.embeddings import SentenceTransformerEmbedder
 from engine.retrieval.language import dense_vote, is_cjk, multilingual
-from engine.retrieval.search import Pipeline, rrf_fuse, search
+from engine.retrieval.search import rrf_fuse, search
 
 from .conftest import QUERY, RecordingStore, at_angle, put
 
@@ -65,5 +66,5 @@ def test_a_chinese_query_skips_the_dense_leg_of_an_english_model(alice, store, s
 def test_the_old_equal_vote_is_one_switch_away(alice, store, swap_store):
     put(alice, "我们去山里露营了一个星期。", at_angle(0))
     recording = swap_store(RecordingStore(store))
-    search("露营", alice, limit=5, heat=False, query_vector=QUERY, pipeline=Pipeline(cjk_dense_weight=1.0))
+    search("露营", alice, limit=5, heat=False, query_vector=QUERY, ranking=Pipeline(cjk_dense_weight=1.0))
     assert len(recording.limits["dense"]) == 1

@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from bench.pipeline import FULL
 from engine.index.store import CONTEXT_TERM_WEIGHT, bm25_document_vector, term_id
-from engine.retrieval.search import FULL, search
+from engine.retrieval.search import search
 from engine.write.pipeline import add_episodic
 
 BM25_ONLY = replace(FULL, dense=False, heat_boost=False)
@@ -20,13 +21,13 @@ def sources(results) -> set[str]:
 def test_a_word_only_in_the_context_finds_the_note(alice, store):
     add_episodic("Behind the bakery on Elm street.", alice, sources=["answer"], context="Where did you park the van?")
     add_episodic("The bakery opens at seven every morning.", alice, sources=["other"])
-    assert sources(search("van", alice, limit=5, heat=False, links=False, pipeline=BM25_ONLY)) == {"answer"}
+    assert sources(search("van", alice, limit=5, heat=False, links=False, ranking=BM25_ONLY)) == {"answer"}
 
 
 def test_another_form_of_a_word_finds_the_note(alice, store):
     add_episodic("Melanie finished three paintings of the lake.", alice, sources=["paint"])
     add_episodic("Caroline went to a support group meeting.", alice, sources=["group"])
-    assert sources(search("did she paint", alice, limit=5, heat=False, links=False, pipeline=BM25_ONLY)) == {"paint"}
+    assert sources(search("did she paint", alice, limit=5, heat=False, links=False, ranking=BM25_ONLY)) == {"paint"}
 
 
 def test_a_note_that_says_the_words_itself_outranks_one_whose_context_says_them(alice, store):
@@ -38,7 +39,7 @@ def test_a_note_that_says_the_words_itself_outranks_one_whose_context_says_them(
         sources=["says it"],
     )
     add_episodic("Yes, we did go.", alice, sources=["reply"], context="The harbour festival?")
-    results = search("harbour festival", alice, limit=2, heat=False, links=False, pipeline=BM25_ONLY)
+    results = search("harbour festival", alice, limit=2, heat=False, links=False, ranking=BM25_ONLY)
     assert [s for r in results for s in r.note.sources] == ["says it", "reply"]
 
 

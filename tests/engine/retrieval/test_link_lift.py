@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from bench.pipeline import FULL
 from engine.retrieval.links import lift, link_paths
-from engine.retrieval.search import FULL, search
+from engine.retrieval.search import search
 
 from .conftest import QUERY, at_angle, link, put
 
@@ -28,7 +29,7 @@ def distractors(agent, first_angle: float, step: float) -> None:
 
 
 def harbour_matches(agent, pipeline):
-    results = search("harbour", agent, limit=3, heat=False, pipeline=pipeline, query_vector=QUERY)
+    results = search("harbour", agent, limit=3, heat=False, ranking=pipeline, query_vector=QUERY)
     return [r.note for r in results if r.via == "match"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval.search import dense_pool_size, search
+from engine.retrieval.search import RANKING, search
 from tests.engine.retrieval.conftest import QUERY, RecordingStore, at_angle, put
 
 
@@ -17,6 +17,6 @@ def test_each_leg_is_asked_for_four_times_the_limit_and_at_least_forty(alice, st
 
 
 def test_the_pool_never_exceeds_what_is_visible():
-    assert dense_pool_size(10, 7) == 7
-    assert dense_pool_size(50) == 200  # no cap when the caller does not know the count
-    assert dense_pool_size(50, 10_000) == 200
+    assert RANKING.pool(10, 7) == 7
+    assert RANKING.pool(50) == 200  # no cap when the caller does not know the count
+    assert RANKING.pool(50, 10_000) == 200

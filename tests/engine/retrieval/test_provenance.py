@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine.retrieval.search import FULL, search
+from bench.pipeline import FULL
+from engine.retrieval.search import search
 
 from .conftest import QUERY, ScriptedDense, at_angle, link, put
 
@@ -39,7 +40,7 @@ def test_all_matches_come_before_all_links(alice, any_store):  # B118
         link(source, target)
     # Without the lift, which would rank a's neighbour just below a, as a match (test_link_lift.py).
     no_lift = replace(FULL, link_lift=0.0)
-    vias = [r.via for r in search("tides", alice, limit=2, query_vector=QUERY, pipeline=no_lift)]
+    vias = [r.via for r in search("tides", alice, limit=2, query_vector=QUERY, ranking=no_lift)]
     assert vias[:2] == ["match", "match"] and set(vias[2:]) == {"link"} and len(vias) == 5
 
 

@@ -1,0 +1,83 @@
+"""The benchmarks' switchboard over the product's ranking (engine/retrieval/search.py: Ranking).
+
+The product ranks one way; the ablation tables (bench/evaluate.py: variants) need each stage
+switched off in turn, the first design's RRF fusion, a fixed dense share, other pools and
+blends. ``Pipeline`` is a Ranking whose every setting is a field: ``Pipeline()`` ranks as the
+product does, and ``dataclasses.replace`` makes the variants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from engine import runtime
+from engine.config import EngineConfig, get_config
+from engine.index.store import Hit, IndexFilter, VectorStore, bm25_query_vector
+from engine.index.tokenize import tokenize
+from engine.retrieval.fusion import dense_share, score_fuse
+from engine.retrieval.heat import SCORE_STEP, tie_step
+from engine.retrieval.language import dense_vote
+from engine.retrieval.search import Ranking
+
+
+@dataclass(frozen=True)
+class Pipeline(Ranking):
+    """Which stages run; the defaults are the product's ranking."""
+
+    dense: bool = True
+    lexical: bool = True
+    heat_boost: bool = True
+    # "score": the legs' scaled scores mixed (engine/retrieval/fusion.py); "rrf": reciprocal rank
+    # fusion, the first design, kept for the comparison rows.
+    fusion: Literal["score", "rrf"] = "score"
+    # The dense leg's share of the fused score; None = by query length (fusion.dense_share).
+    dense_share: float | None = None
+    pool_factor: int = Ranking.pool_factor
+    pool_min: int = Ranking.pool_min
+    # Drop function words from the BM25 query, as the product does.
+    query_stop_words: bool = True
+    # The forgetting-curve blend; None = AMEM_IMPORTANCE_WEIGHT, as the product does.
+    importance_weight: float | None = None
+    cjk_dense_weight: float = Ranking.cjk_dense_weight
+    link_lift: float = Ranking.link_lift  # 0 switches the lift off
+    link_lift_far: float = Ranking.link_lift_far
+    date_boost: float = Ranking.date_boost  # 0 switches named dates off
+
+    def query_terms(self, query: str) -> list[str]:
+        return super().query_terms(query) if self.query_stop_words else tokenize(query)
+
+    def legs(
+        self,
+        store: VectorStore,
+        collection: str,
+        query: str,
+        qvec: np.ndarray,
+        terms: list[str],
+        flt: IndexFilter,
+        pool: int,
+    ) -> tuple[list[Hit], list[Hit], float]:
+        # Without the BM25 leg, the dense one ranks alone at full weight whatever the query's script.
+        vote = dense_vote(query, runtime.embedder(), self.cjk_dense_weight) if self.lexical else 1.0
+        dense = store.query_dense(collection, qvec, flt, pool) if self.dense and vote > 0 else []
+        lexical = store.query_sparse(collection, bm25_query_vector(terms), flt, pool) if self.lexical else []
+        return dense, lexical, vote
+
+    def fuse(
+        self, dense: list[Hit], lexical: list[Hit], terms: list[str], vote: float, pool: int, rrf: dict[str, float]
+    ) -> tuple[dict[str, float], float]:
+        if self.fusion == "rrf":
+            return rrf, tie_step(get_config().rrf_k)
+        share = dense_share(len(terms)) if self.dense_share is None else self.dense_share
+        return score_fuse(dense, lexical, share * vote, pool), SCORE_STEP
+
+    def heat_weight(self, cfg: EngineConfig) -> float:
+        return cfg.heat_weight if self.heat_boost else 0.0
+
+    def importance_blend(self, cfg: EngineConfig) -> float:
+        return cfg.importance_weight if self.importance_weight is None else self.importance_weight
+
+
+FULL = Pipeline()
