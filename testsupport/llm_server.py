@@ -5,7 +5,9 @@ POST /v1/chat/completions  OpenAI Chat Completions API
 
 Replies come from a script: per-role queues (the role is read from the `[amem:<role>]`
 marker every prompt starts with), then a shared FIFO queue, then a fallback text.
-A scripted reply can instead be an HTTP error or a delay (for timeout tests), or be
+A scripted reply can instead be an HTTP error or held back until the server stops
+(`held=True`, for timeout tests: only the client's timeout can end the call, however slow the
+machine), or be
 marked as cut off at the token budget (`truncated=True`). `sloppy(value, shape)` renders
 a value the ways small local models get JSON wrong. With `schema_support = False` the
 server answers 400 to a request carrying a `response_format`, as some servers do. Every
@@ -30,7 +32,7 @@ _ROLE_RE = re.compile(r"\[amem:([a-z_]+)\]")
 class Scripted:
     text: str = ""
     status: int = 200
-    delay: float = 0.0
+    held: bool = False  # never answered: the handler waits until the server stops
     tokens_in: int = 11
     tokens_out: int = 7
     truncated: bool = False  # finish_reason "length" / stop_reason "max_tokens"
@@ -113,6 +115,7 @@ class FakeLLMServer:
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()  # releases held replies
 
     # -------------------------------------------------------------- scripting
 
@@ -122,13 +125,13 @@ class FakeLLMServer:
         *,
         role: str | None = None,
         status: int = 200,
-        delay: float = 0.0,
+        held: bool = False,
         tokens_in: int = 11,
         tokens_out: int = 7,
         truncated: bool = False,
     ) -> None:
         """Queue one reply for `role` (or for any request when role is None)."""
-        item = Scripted(text, status, delay, tokens_in, tokens_out, truncated)
+        item = Scripted(text, status, held, tokens_in, tokens_out, truncated)
         with self._lock:
             if role is None:
                 self._script.fifo.append(item)
@@ -169,6 +172,7 @@ class FakeLLMServer:
         return self.url + "/v1"
 
     def start(self) -> Self:
+        self._stopping.clear()
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -177,6 +181,7 @@ class FakeLLMServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -228,8 +233,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, {"error": {"type": "invalid_request_error", "message": "response_format"}})
                 return
             scripted = server._next(recorded.role)
-            if scripted.delay:
-                time.sleep(scripted.delay)
+            if scripted.held:
+                server._stopping.wait()
             if scripted.status != 200:
                 self._send(
                     scripted.status,

@@ -199,7 +199,7 @@ def test_a_timeout_falls_back_to_the_offline_rules(
     make_llm: MakeLLM, offline_rules: OfflineRules, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
 ) -> None:
     llm = make_llm({**OPENAI, "AMEM_LLM_TIMEOUT": "0.3"}, offline=offline_rules)
-    fake_llm.reply(json.dumps(GOOD), delay=2.0)  # longer than the timeout; the test client never retries
+    fake_llm.reply(json.dumps(GOOD), held=True)  # only the timeout ends the call; the test client never retries
     assert llm.construct(TEXT) == offline_rules.construct(TEXT)
     record = _only(records)
     assert record.outcome == "provider_error" and "Timeout" in record.error

@@ -142,13 +142,13 @@ def test_connection_refused_degrades_to_the_safe_default(records: list[LlmCallRe
 def test_a_slow_provider_times_out_into_the_safe_default(
     make_llm: MakeLLM, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
 ) -> None:
-    fake_llm.reply(json.dumps([{"a": 0, "b": 1}]), delay=1.5)
+    fake_llm.reply(json.dumps([{"a": 0, "b": 1}]), held=True)  # never answered: only the timeout ends the call
     llm = make_llm({**KEY, "AMEM_LLM_TIMEOUT": "300ms"})
     assert llm.conflict_scan(["I am vegetarian", "I ate steak"]) == []
     (record,) = records
     assert record.outcome == "provider_error"
     assert "Timeout" in record.error
-    assert record.latency_ms < 1400
+    assert record.latency_ms >= 300  # it waited for the timeout (a loaded machine only waits longer)
 
 
 def test_timeout_reaches_the_sdk_client(make_llm: MakeLLM, pool: ClientPool) -> None:

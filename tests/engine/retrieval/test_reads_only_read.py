@@ -30,7 +30,7 @@ def _dirty_notes(agent, n: int) -> None:
     )
 
 
-def test_a_search_with_10000_dirty_notes_does_not_index_them_and_stays_fast(alice, store):
+def test_a_search_with_10000_dirty_notes_does_not_index_them(alice, store):
     indexed = put(alice, "the deploy runs at noon", QUERY)
     _dirty_notes(alice, 10_000)
     started = time.perf_counter()
@@ -39,9 +39,9 @@ def test_a_search_with_10000_dirty_notes_does_not_index_them_and_stays_fast(alic
     print(f"search with 10,000 dirty notes: {elapsed * 1000:.0f} ms")
     assert [r.note.pk for r in results] == [indexed.pk]
     assert Note.objects.filter(index_dirty=True).count() == 10_000
+    # Indexing them would take minutes (embedding each); the time is printed, not asserted: a loaded
+    # machine makes any read slower, while the two counts above fail whenever a search indexes.
     assert store.count(collection_for(alice)) == 1
-    # Indexing 10,000 notes takes minutes (embedding each); a search that only reads takes well under a second.
-    assert elapsed < 2.0, f"search took {elapsed:.2f}s"
 
 
 def test_a_drain_round_is_bounded(alice, store):
