@@ -56,12 +56,17 @@ def main() -> int:
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--notes", type=int, default=200)
     parser.add_argument("--idle-seconds", type=float, default=20)
+    parser.add_argument("--server-env", nargs="*", default=[], help="KEY=VALUE settings for the server (A/B)")
     args = parser.parse_args()
     if args.backend == "postgres" and not postgres_available():
         print("PostgreSQL is not reachable", file=sys.stderr)
         return 2
 
-    server = LiveServer(Path(tempfile.mkdtemp(prefix="amem-flood-")), backend=args.backend)
+    server = LiveServer(
+        Path(tempfile.mkdtemp(prefix="amem-flood-")),
+        backend=args.backend,
+        env_extra=dict(item.split("=", 1) for item in args.server_env),
+    )
     try:
         server.prepare("flooder").start()
         (reader,) = server.create_agents(["reader"])
@@ -121,6 +126,7 @@ def main() -> int:
     errors = sum(c for s, c in (reader_statuses + flooder).items() if s >= 500)
     report = {
         "backend": args.backend,
+        "server_env": args.server_env,
         "load": os.getloadavg(),
         "idle": {"searches": len(idle), "p50_ms": 1000 * percentile(idle, 0.5), "p95_ms": 1000 * idle_p95},
         "flood": {

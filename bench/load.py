@@ -1,14 +1,18 @@
-"""Load test: N concurrent clients of mixed search/write against gunicorn on PostgreSQL.
+"""Load test: N concurrent clients of mixed search/write/recall against gunicorn on PostgreSQL.
 
 Run by hand (docs/benchmarks.md has the figures):
 
     .venv/bin/python -m bench load                           # 16 clients, 60 s, pool 8, 8 threads
     .venv/bin/python -m bench load --clients 4 --seconds 10  # quicker
+    .venv/bin/python -m bench load --mix search=75,write=25  # the first round's mix
+    .venv/bin/python -m bench load --server-env AMEM_GIL_SWITCH_MS=5   # a server setting, A/B
 
 It starts its own server (testsupport/live_server.py: a fresh PostgreSQL database and data dir,
 gunicorn with gunicorn.conf.py on a free 127.0.0.1 port, the offline LLM), loads --seed
 notes, then runs the clients for --seconds: each request is a search (--search-share) or a
-full-pipeline write (POST /memories) of an unrelated text. Loopback only; bounded in time.
+request kind drawn by --mix: ``search`` (POST /memories/search), ``episodic`` (POST
+/memories/episodic: an agent turn stored as it is), ``write`` (POST /memories: the full
+pipeline) or ``recall`` (POST /recall: the agent's bundle, 1,000 tokens). Loopback only; bounded in time.
 Meanwhile it samples pg_stat_activity for the server's database every 0.2 s.
 
 Reports: requests, errors (any non-2xx or transport failure), req/s, p50/p95/max latency per
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -33,6 +38,19 @@ from testsupport.live_server import PG_ADMIN_URL, LiveServer, postgres_available
 from testsupport.texts import unrelated_words
 
 QUERIES = ["anchor and kettle", "a glacier near the harbor", "violin lessons", "copper walnut", "the rocket launch"]
+
+
+def _text(n: int, i: int) -> str:
+    return f"Client {n} item {i}: {unrelated_words(n * 100_000 + i, 8)}."
+
+
+# Each kind: its path and a body, from the client's random source, its number and a counter.
+REQUESTS = {
+    "search": lambda rng, n, i: ("/api/v1/memories/search", {"query": rng.choice(QUERIES), "limit": 5}),
+    "episodic": lambda rng, n, i: ("/api/v1/memories/episodic", {"text": _text(n, i)}),
+    "write": lambda rng, n, i: ("/api/v1/memories", {"text": _text(n, i)}),
+    "recall": lambda rng, n, i: ("/api/v1/recall", {"query": rng.choice(QUERIES), "token_budget": 1000}),
+}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -70,14 +88,23 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8, help="gunicorn threads (AMEM_THREADS)")
     parser.add_argument("--pool", type=int, default=8, help="AMEM_DB_POOL_SIZE")
     parser.add_argument("--seed", type=int, default=300, help="notes stored before the run")
-    parser.add_argument("--search-share", type=float, default=0.75)
+    parser.add_argument("--mix", default="search=70,episodic=20,recall=10", help="request kinds and their weights")
+    parser.add_argument("--server-env", nargs="*", default=[], help="KEY=VALUE settings for the server")
     args = parser.parse_args()
+    mix = {kind: float(weight) for kind, _, weight in (item.partition("=") for item in args.mix.split(","))}
+    unknown = set(mix) - set(REQUESTS)
+    if unknown:
+        parser.error(f"--mix: unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(REQUESTS)}")
     if not postgres_available():
         print(f"PostgreSQL is not reachable at {PG_ADMIN_URL}", file=sys.stderr)
         return 2
 
     server = LiveServer(
-        Path(tempfile.mkdtemp(prefix="amem-load-")), backend="postgres", threads=args.threads, pool_size=args.pool
+        Path(tempfile.mkdtemp(prefix="amem-load-")),
+        backend="postgres",
+        threads=args.threads,
+        pool_size=args.pool,
+        env_extra=dict(item.split("=", 1) for item in args.server_env),
     )
     try:
         server.prepare().start()
@@ -85,7 +112,7 @@ def main() -> int:
         for start in range(0, len(turns), 100):
             assert server.call("POST", "/api/v1/conversations", {"turns": turns[start : start + 100]}).status == 201
 
-        latencies: dict[str, list[float]] = {"search": [], "write": []}
+        latencies: dict[str, list[float]] = {kind: [] for kind in mix}
         errors: list[str] = []
         lock = threading.Lock()
         sampler = ConnectionSampler(server.database)
@@ -96,16 +123,12 @@ def main() -> int:
             rng = random.Random(n)
             i = 0
             while time.monotonic() < end:
-                if rng.random() < args.search_share:
-                    kind, method, path = "search", "POST", "/api/v1/memories/search"
-                    body: dict = {"query": rng.choice(QUERIES), "limit": 5}
-                else:
-                    kind, method, path = "write", "POST", "/api/v1/memories"
-                    body = {"text": f"Client {n} item {i}: {unrelated_words(n * 100_000 + i, 8)}."}
-                    i += 1
+                (kind,) = rng.choices(list(mix), weights=list(mix.values()))
+                path, body = REQUESTS[kind](rng, n, i)
+                i += 1
                 began = time.perf_counter()
                 try:
-                    answer = server.call(method, path, body, timeout=60)
+                    answer = server.call("POST", path, body, timeout=60)
                     ok, status = 200 <= answer.status < 300, answer.status
                 except OSError as exc:
                     ok, status = False, repr(exc)
@@ -128,6 +151,9 @@ def main() -> int:
             "seconds": round(elapsed, 1),
             "threads": args.threads,
             "pool": args.pool,
+            "mix": mix,
+            "server_env": args.server_env,
+            "load": [round(x, 2) for x in os.getloadavg()],
             "requests": total,
             "errors": len(errors),
             "req_per_s": round(total / elapsed, 1),
