@@ -17,11 +17,11 @@ application = get_wsgi_application()
 
 
 def _own_the_index() -> None:
+    from django.conf import settings
+
     from engine.errors import AmemError
     from engine.index_sync import outbox
     from memories.local_bridge import local_token
-
-    from django.conf import settings
 
     sys.setswitchinterval(settings.AMEM_GIL_SWITCH_MS / 1000)  # docs/configuration.md, AMEM_GIL_SWITCH_MS
     local_token()  # commands find it and ask this server first
