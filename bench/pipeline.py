@@ -9,17 +9,13 @@ product does, and ``dataclasses.replace`` makes the variants.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-import numpy as np
-
-from engine import runtime
 from engine.config import EngineConfig, get_config
-from engine.index.store import Hit, IndexFilter, VectorStore, bm25_query_vector
+from engine.index.store import Hit
 from engine.index.tokenize import tokenize
 from engine.retrieval.fusion import dense_share, score_fuse
 from engine.retrieval.heat import SCORE_STEP, tie_step
-from engine.retrieval.language import dense_vote
 from engine.retrieval.search import Ranking
 
 
@@ -49,21 +45,14 @@ class Pipeline(Ranking):
     def query_terms(self, query: str) -> list[str]:
         return super().query_terms(query) if self.query_stop_words else tokenize(query)
 
-    def legs(
-        self,
-        store: VectorStore,
-        collection: str,
-        query: str,
-        qvec: np.ndarray,
-        terms: list[str],
-        flt: IndexFilter,
-        pool: int,
-    ) -> tuple[list[Hit], list[Hit], float]:
+    def legs(self, *args: Any, **kwargs: Any) -> tuple[list[Hit], list[Hit], float]:
+        # A leg switched off is asked and its hits dropped: the ablations measure recall, not time.
+        dense, lexical, vote = super().legs(*args, **kwargs)
+        return (dense if self.dense else []), (lexical if self.lexical else []), vote
+
+    def dense_vote(self, query: str) -> float:
         # Without the BM25 leg, the dense one ranks alone at full weight whatever the query's script.
-        vote = dense_vote(query, runtime.embedder(), self.cjk_dense_weight) if self.lexical else 1.0
-        dense = store.query_dense(collection, qvec, flt, pool) if self.dense and vote > 0 else []
-        lexical = store.query_sparse(collection, bm25_query_vector(terms), flt, pool) if self.lexical else []
-        return dense, lexical, vote
+        return super().dense_vote(query) if self.lexical else 1.0
 
     def fuse(
         self, dense: list[Hit], lexical: list[Hit], terms: list[str], vote: float, pool: int, rrf: dict[str, float]

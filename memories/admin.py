@@ -28,6 +28,7 @@ from memories.models import (
     Note,
     NoteEvent,
 )
+from memories.models.keys import BearerKey
 
 # Fields whose change must reach the index (its payload or its vectors).
 INDEXED_FIELDS = (
@@ -70,6 +71,19 @@ def _erase_after_confirming(modeladmin, request, queryset, *, what: str, erase) 
     return None
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows only the engine writes: shown here, never added, changed or deleted by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 class KeyInline(admin.TabularInline):
     """A key holder's keys (memories/models/keys.py): read here, revoked here, never added here."""
 
@@ -88,6 +102,23 @@ class ApiKeyInline(KeyInline):
     model = ApiKey
 
 
+class KeyOwnerAdmin(admin.ModelAdmin):
+    """A holder of bearer keys (agent, gateway): its "issue a key" action shows the raw key once."""
+
+    key_model: type[BearerKey]
+    key_owner: str  # how the message names the holder
+
+    @admin.action(description="Issue a new key (shown once)")
+    def issue_key(self, request, queryset):
+        for owner in queryset:
+            _, raw = self.key_model.issue(owner, name=f"admin:{request.user.get_username()}")
+            self.message_user(
+                request,
+                f"New key for {self.key_owner} {owner.pk}: {raw} — copy it now, it is not stored.",
+                messages.WARNING,
+            )
+
+
 class KeyAdmin(admin.ModelAdmin):
     """A list of one kind of bearer key; each is issued by its holder's "issue a key" action, so none is added here."""
 
@@ -104,7 +135,9 @@ class KeyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(KeyOwnerAdmin):
+    key_model = ApiKey
+    key_owner = "agent"
     list_display = ("id", "name", "collection", "is_active", "last_write_at", "created_at")
     list_filter = ("is_active",)
     search_fields = ("id", "name")
@@ -114,14 +147,6 @@ class AgentAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return ("created_at", "last_write_at", "link_write_count") + (("id",) if obj else ())
-
-    @admin.action(description="Issue a new API key (shown once)")
-    def issue_key(self, request, queryset):
-        for agent in queryset:
-            _, raw = ApiKey.issue(agent, name=f"admin:{request.user.get_username()}")
-            self.message_user(
-                request, f"New key for {agent.pk}: {raw} — copy it now, it is not stored.", messages.WARNING
-            )
 
     @admin.action(description="Erase selected agents' whole memory (irreversible)")
     def erase_agents(self, request, queryset):
@@ -290,22 +315,14 @@ class CoreBlockAdmin(admin.ModelAdmin):
 
 
 @admin.register(Fact)
-class FactAdmin(admin.ModelAdmin):
+class FactAdmin(ReadOnlyAdmin):
+    """Read-only (docs/memory-layers.md): facts come from notes through the engine, which keeps an
+    agent and a normalised relation on each; an admin-made fact would have neither."""
+
     list_display = ("agent_id", "subject", "relation", "object", "valid_from", "invalid_at", "origin")
     list_filter = ("origin", "relation")
     search_fields = ("subject", "object", "agent_id")
     readonly_fields = ("agent_id", "sources", "origin", "superseded_by", "created_at", "subject_key", "object_key")
-
-    # Read-only (docs/memory-layers.md): facts come from notes through the engine, which keeps an
-    # agent and a normalised relation on each; an admin-made fact would have neither.
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Episode)
@@ -319,20 +336,11 @@ class EpisodeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Erasure)
-class ErasureAdmin(admin.ModelAdmin):
+class ErasureAdmin(ReadOnlyAdmin):
     """The audit of erasures: who, when, what scope, how many rows; no content to show."""
 
     list_display = ("created_at", "scope", "agent_id", "actor", "counts")
     list_filter = ("scope",)
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class GatewayKeyInline(KeyInline):
@@ -351,8 +359,11 @@ class GatewayAgentInline(admin.TabularInline):
 
 
 @admin.register(Gateway)
-class GatewayAdmin(admin.ModelAdmin):
+class GatewayAdmin(KeyOwnerAdmin):
     """A gateway key acts for the agents under its prefix, creating them on first use (docs/api.md)."""
+
+    key_model = GatewayKey
+    key_owner = "gateway"
 
     list_display = ("prefix", "name", "is_active", "created_at")
     list_filter = ("is_active",)
@@ -363,14 +374,6 @@ class GatewayAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # The prefix decides which agents are the gateway's: it never changes once agents exist.
         return ("created_at",) + (("prefix",) if obj else ())
-
-    @admin.action(description="Issue a new gateway key (shown once)")
-    def issue_key(self, request, queryset):
-        for gateway in queryset:
-            _, raw = GatewayKey.issue(gateway, name=f"admin:{request.user.get_username()}")
-            self.message_user(
-                request, f"New key for gateway {gateway.pk}: {raw} — copy it now, it is not stored.", messages.WARNING
-            )
 
 
 @admin.register(GatewayKey)

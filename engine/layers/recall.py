@@ -179,16 +179,7 @@ def build(
         if spent + extra <= room:
             fact_lines.append(fact_line(fact))
             spent += extra
-            bundle.facts.append(
-                {
-                    "id": fact.pk,
-                    "subject": fact.subject,
-                    "relation": fact.relation,
-                    "object": fact.object,
-                    "valid_from": fact.valid_from,
-                    "invalid_at": fact.invalid_at,
-                }
-            )
+            bundle.facts.append(facts.as_dict(fact))  # the API's RecallFactOut shows a fact's triple and times
 
     episode = episodes.latest(agent)
     episode_lines: list[str] = []

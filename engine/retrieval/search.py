@@ -94,10 +94,13 @@ class Ranking:
         pool: int,
     ) -> tuple[list[Hit], list[Hit], float]:
         """The dense leg's hits, the BM25 leg's, and the dense leg's vote in the fusion."""
-        # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).
-        vote = dense_vote(query, runtime.embedder(), self.cjk_dense_weight)
+        vote = self.dense_vote(query)
         dense = store.query_dense(collection, qvec, flt, pool) if vote > 0 else []
         return dense, store.query_sparse(collection, bm25_query_vector(terms), flt, pool), vote
+
+    def dense_vote(self, query: str) -> float:
+        # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).
+        return dense_vote(query, runtime.embedder(), self.cjk_dense_weight)
 
     def fuse(
         self, dense: list[Hit], lexical: list[Hit], terms: list[str], vote: float, pool: int, rrf: dict[str, float]

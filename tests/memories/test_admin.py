@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_episodic
-from memories.models import ApiKey, Erasure, Fact, Note
+from memories.models import Agent, ApiKey, Erasure, Fact, Gateway, GatewayKey, Note
 
 
 @pytest.fixture
@@ -70,6 +70,25 @@ def test_keys_can_be_revoked_from_the_admin(admin_client, alice):
     admin_client.post("/admin/memories/apikey/", {"action": "revoke", "_selected_action": [key.pk]})
     assert ApiKey.authenticate(raw) is None
     assert Note.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("changelist", "key_model", "make_owner"),
+    [
+        ("agent", ApiKey, lambda: Agent.objects.create(id="writer")),
+        ("gateway", GatewayKey, lambda: Gateway.objects.create(prefix="lab-")),
+    ],
+)
+def test_a_key_issued_in_the_admin_is_shown_once_and_authenticates(admin_client, changelist, key_model, make_owner):
+    owner = make_owner()
+    answer = admin_client.post(
+        f"/admin/memories/{changelist}/", {"action": "issue_key", "_selected_action": [owner.pk]}, follow=True
+    )
+    (shown,) = [str(m) for m in answer.context["messages"]]
+    raw = shown.split(": ", 1)[1].split(" ")[0]
+    assert f"New key for {changelist} {owner.pk}" in shown
+    assert key_model.authenticate(raw).owner == owner
+    assert raw not in str(list(key_model.objects.values()))  # only its hash is stored
 
 
 def test_healthz_reports_database_and_index(client, store, db):
