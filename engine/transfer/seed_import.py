@@ -125,6 +125,16 @@ class Outcome:
 
 def dump_records(path: Path) -> Iterator[Record]:
     """Points from a JSON dump: JSONL (one point per line), a JSON array, or ``{"points"|"result": …}``."""
+
+    def points(data: dict) -> Any:  # {"points": [...]} or a saved scroll answer {"result": {"points": [...]}}
+        inner = data.get("result", data)
+        return inner.get("points") if isinstance(inner, dict) else None
+
+    return _json_list_records(path, "point", points, 'a list of points, {"points": [...]} or a scroll answer')
+
+
+def _json_list_records(path: Path, item: str, unwrap: Callable[[dict], Any], expected: str) -> Iterator[Record]:
+    """The items of a file holding one JSON list (``unwrap`` finds it in an object), or of a JSONL file."""
     text = path.read_text(encoding="utf-8")
     stripped = text.lstrip()
     if stripped.startswith("[") or (stripped.startswith("{") and _whole_json(stripped)):
@@ -132,21 +142,14 @@ def dump_records(path: Path) -> Iterator[Record]:
             data = json.loads(text)
         except ValueError as exc:
             raise BadRecord(f"{path.name}: not JSON ({exc})") from None
-        if isinstance(data, dict):  # {"points": [...]} or a saved scroll answer {"result": {"points": [...]}}
-            inner = data.get("result", data)
-            data = inner.get("points") if isinstance(inner, dict) else None
+        if isinstance(data, dict):
+            data = unwrap(data)
         if not isinstance(data, list):
-            raise BadRecord(f'{path.name}: expected a list of points, {{"points": [...]}} or a scroll answer')
-        for number, item in enumerate(data, start=1):
-            yield Record(f"{path.name} point #{number}", item)
+            raise BadRecord(f"{path.name}: expected {expected}")
+        for number, value in enumerate(data, start=1):
+            yield Record(f"{path.name} {item} #{number}", value)
         return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            yield Record(f"{path.name} line {number}", json.loads(line))
-        except json.JSONDecodeError as exc:
-            yield Record(f"{path.name} line {number}", BadRecord(f"not JSON ({exc.msg})"))
+    yield from _jsonl(path)
 
 
 def _whole_json(text: str) -> bool:
@@ -681,21 +684,11 @@ MEM0_NS = uuid.UUID("0b6a54f2-3c1d-5e8f-9a47-6d2e1c0f8b31")  # ids of mem0 memor
 def mem0_records(path: Path) -> Iterator[Record]:
     """mem0 memories from a file: the OSS ``Memory.get_all()`` answer (``{"results": [...]}``), a
     platform export (``{"memories": [...]}``), a JSON array, or JSONL (one memory a line)."""
-    text = path.read_text(encoding="utf-8")
-    stripped = text.lstrip()
-    if stripped.startswith("[") or (stripped.startswith("{") and _whole_json(stripped)):
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise BadRecord(f"{path.name}: not JSON ({exc})") from None
-        if isinstance(data, dict):
-            data = next((data[k] for k in ("results", "memories") if isinstance(data.get(k), list)), None)
-        if not isinstance(data, list):
-            raise BadRecord(f'{path.name}: expected a list of memories, {{"results": [...]}} or {{"memories": [...]}}')
-        for number, item in enumerate(data, start=1):
-            yield Record(f"{path.name} memory #{number}", item)
-        return
-    yield from _jsonl(path)
+
+    def memories(data: dict) -> Any:
+        return next((data[k] for k in ("results", "memories") if isinstance(data.get(k), list)), None)
+
+    return _json_list_records(path, "memory", memories, 'a list of memories, {"results": [...]} or {"memories": [...]}')
 
 
 def plan_mem0(records: Iterable[Record], agent: str) -> Plan:
