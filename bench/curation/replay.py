@@ -3,6 +3,7 @@
     .venv/bin/python -m bench curation                      # all three parts, offline
     .venv/bin/python -m bench curation --parts pairs,notes  # skip the 2,000-note scale row
     .venv/bin/python -m bench curation --split held     # only the held-out rows
+    .venv/bin/python -m bench curation --mode fake-errors  # LLM mode, every model call fails
 
 What runs is the product's own code on a scratch SQLite database and embedded index:
 
@@ -19,6 +20,10 @@ What runs is the product's own code on a scratch SQLite database and embedded in
 * **scale**: 2,000 LoCoMo observations (sets/locomo_observations.jsonl) written through the
   JSON API (POST /api/v1/memories) by one agent, with their session dates, then the nightly
   jobs: open conflicts per 200 notes, merges, pending merges, low-quality flags.
+
+``--mode fake-errors`` runs the same in LLM mode against the fake provider
+(testsupport/llm_server.py) answering every call with HTTP 500: each judgment falls back to
+the offline rules, and the jobs leave alone what a failed call could not decide.
 
 Scores: precision and recall per queue and per rule (a conflict's rule is the head of its
 reason), over all rows and separately over the ``tune`` and ``held`` splits (held-out
@@ -38,6 +43,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from testsupport.llm_server import FakeLLMServer, Scripted
+
 SETS = Path(__file__).resolve().parent / "sets"
 T0 = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.UTC)
 NIGHTLY = ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan")
@@ -50,12 +57,49 @@ def load(name: str) -> list[dict]:
 
 
 def setup(mode: str, data_dir: str) -> Path:
-    """Django on a scratch database; ``mode`` picks the LLM provider (none, or the fake server)."""
+    """Django on a scratch database, offline (provider ``none``); ``fake-errors`` is set up later."""
     os.environ.setdefault("AMEM_API_RATE", "100000/m")
     os.environ["AMEM_LLM_PROVIDER"] = "none"
     from bench.harness import scratch_django
 
     return scratch_django(data_dir, "amem-curation-")
+
+
+def failing_provider() -> FakeLLMServer:
+    """LLM mode against the fake provider answering every call with HTTP 500 (an outage).
+
+    Every judgment then falls back to the offline rules (engine/llm/client.py), and the jobs
+    must not act on a fallback (engine/maintenance/runner.py): the run shows what a reviewer
+    gets while the provider is down. The fake holds no recorded judgments of these pairs, so
+    a run against its scripted replies would score the fake, not a model.
+    """
+    from django.conf import settings
+
+    from engine import runtime
+
+    server = _Failing().start()
+    settings.AMEM_LLM_ENV = {
+        "AMEM_LLM_PROVIDER": "openai",
+        "AMEM_LLM_BASE_URL": server.openai_base_url,
+        "AMEM_LLM_API_KEY": "bench",
+        "AMEM_LLM_MAX_RETRIES": "0",
+    }
+    runtime.reset_llm()
+    return server
+
+
+class _Failing(FakeLLMServer):
+    def _next(self, role: str | None) -> Scripted:
+        return Scripted(status=500)
+
+
+def llm_outcomes() -> dict:
+    from django.db.models import Count
+
+    from memories.models import LlmCall
+
+    rows = LlmCall.objects.values("outcome").annotate(n=Count("id"))
+    return {row["outcome"]: row["n"] for row in rows}
 
 
 @dataclass
@@ -362,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
         description="Replay the curation sets through the product; precision and recall per queue."
     )
     parser.add_argument("--parts", default="pairs,notes,scale", help="comma-separated: pairs, notes, scale")
-    parser.add_argument("--mode", choices=("offline",), default="offline")
+    parser.add_argument(
+        "--mode", choices=("offline", "fake-errors"), default="offline", help="fake-errors: every model call fails"
+    )
     parser.add_argument("--split", choices=("all", "tune", "held"), default="all", help="replay only these rows")
     parser.add_argument("--limit", type=int, default=0, help="at most this many rows per set (0: all)")
     parser.add_argument("--scale-notes", type=int, default=2000)
@@ -371,6 +417,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     setup(args.mode, args.data_dir)
+    server = failing_provider() if args.mode == "fake-errors" else None
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -392,8 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     if "scale" in parts:
         results["scale"] = replay_scale(load("locomo_observations.jsonl")[: args.scale_notes], log)
     results["seconds"] = round(time.monotonic() - started, 1)
+    results["llm_calls"] = llm_outcomes()
+    if server is not None:
+        server.stop()
     results["load_at_end"] = [round(x, 2) for x in os.getloadavg()]
     report(results, print)
+    print(f"\nmodel calls by outcome: {results['llm_calls']}")
     print(f"\n{results['seconds']} s; load {results['load_at_start']} → {results['load_at_end']}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
