@@ -410,26 +410,11 @@ def resolve_conflict(
         return
     with transaction.atomic():
         save_pair()
-        if choice == "keep_a":
-            _change(
-                b.pk,
-                {**_conflict_changes(b, pair), "is_active": False},
-                actor=actor,
-                op=choice,
-                group=group,
-                pair=states,
-            )
-            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group)
-        elif choice == "keep_b":
-            _change(
-                a.pk,
-                {**_conflict_changes(a, pair), "is_active": False},
-                actor=actor,
-                op=choice,
-                group=group,
-                pair=states,
-            )
-            _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
+        if choice in ("keep_a", "keep_b"):
+            kept, retired = (a, b) if choice == "keep_a" else (b, a)
+            retire = {**_conflict_changes(retired, pair), "is_active": False}
+            _change(retired.pk, retire, actor=actor, op=choice, group=group, pair=states)
+            _change(kept.pk, _conflict_changes(kept, pair), actor=actor, op=choice, group=group)
         else:
             _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states)
             _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
