@@ -42,6 +42,13 @@ def pg_env() -> dict[str, str]:
     return {**os.environ, **({"PGPASSWORD": password} if password else {})}
 
 
+def run_pg_tool(tool: str, *args: str) -> None:
+    """Run pg_dump or pg_restore against this database; its own error, cut short, on failure."""
+    done = subprocess.run([tool, *args], env=pg_env(), check=False, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise CommandError(f"{tool} failed: {done.stderr.strip()[-2000:]}")
+
+
 class Command(BaseCommand):
     help = "Back up the database (online, consistent) into a new folder; the index is rebuilt on restore."
 
@@ -89,12 +96,4 @@ class Command(BaseCommand):
     def _postgres(self, dest: Path) -> None:
         if shutil.which("pg_dump") is None:
             raise CommandError(f"pg_dump is not on the PATH; run: pg_dump --format=custom -f {dest} '{pg_url()}'")
-        done = subprocess.run(
-            ["pg_dump", "--format=custom", "--no-owner", "-f", str(dest), pg_url()],
-            env=pg_env(),
-            check=False,
-            capture_output=True,
-            text=True,
-        )
-        if done.returncode != 0:
-            raise CommandError(f"pg_dump failed: {done.stderr.strip()}")
+        run_pg_tool("pg_dump", "--format=custom", "--no-owner", "-f", str(dest), pg_url())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from django.db import connection
 
 from amem_site.server_record import recorded_url
 from engine import runtime
-from memories.management.commands.amem_backup import MANIFEST, pg_env, pg_url
+from memories.management.commands.amem_backup import MANIFEST, pg_url, run_pg_tool
 
 
 class Command(BaseCommand):
@@ -45,15 +44,9 @@ class Command(BaseCommand):
                 Path(f"{target}{suffix}").unlink(missing_ok=True)
             shutil.copyfile(folder / manifest["file"], target)
         else:
-            done = subprocess.run(
-                ["pg_restore", "--clean", "--if-exists", "--no-owner", "-d", pg_url(), str(folder / manifest["file"])],
-                env=pg_env(),
-                check=False,
-                capture_output=True,
-                text=True,
+            run_pg_tool(
+                "pg_restore", "--clean", "--if-exists", "--no-owner", "-d", pg_url(), str(folder / manifest["file"])
             )
-            if done.returncode != 0:
-                raise CommandError(f"pg_restore failed: {done.stderr.strip()[-2000:]}")
         restored = time.monotonic() - started
         call_command("migrate", verbosity=0)  # a backup from an older version catches up
         runtime.close_store()
