@@ -9,10 +9,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from bench.load import ConnectionSampler
-from tests.live.conftest import start_server
+from tests.live.conftest import postgres_suite_only, start_server
 from testsupport.texts import unrelated_words
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, postgres_suite_only]
 
 POOL, THREADS, CLIENTS, SECONDS = 3, 8, 12, 8
 

@@ -1,6 +1,6 @@
 """One agent floods the server with long conversations while another agent searches.
 
-Real gunicorn (8 threads) on SQLite and PostgreSQL: 8 conversations of 1,000 turns, sent at
+Real gunicorn (8 threads) on the suite's database (SQLite or PostgreSQL): 8 conversations of 1,000 turns, sent at
 once by one agent (a barrier releases them), while a second agent searches without pause.
 The flooding agent gets its heavy slot for one conversation at a time; the others are
 answered 429 with Retry-After (memories/heavy.py). Nobody gets a 5xx, and every conversation
@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.live.conftest import start_server
+from tests.live.conftest import BACKENDS, start_server
 from testsupport.texts import unrelated_words
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ def conversation(n: int) -> dict:
     }
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@pytest.fixture(scope="module", params=BACKENDS)
 def flooded(request, tmp_path_factory):
     # The deadline is off here (its own test is tests/memories/api/test_fair_limits.py): on a shared,
     # oversubscribed machine one conversation's embedding can outlast 120 s, and its 503 would

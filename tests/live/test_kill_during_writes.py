@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 import pytest
 
-from tests.live.conftest import start_server
+from tests.live.conftest import postgres_suite_only, start_server
 from testsupport.texts import unrelated_words
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, postgres_suite_only]
 
 CLIENTS = 4
 ACKS_BEFORE_KILL = 40

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.live.conftest import postgres_suite_only
 from testsupport.live_server import ROOT, LiveServer, postgres_available
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, postgres_suite_only]
 
 EVERY_MINUTE = "* * * * *"
 RUN_S = 110  # django-q2 looks at its schedules every 30 s: about three rounds of every job
