@@ -3,6 +3,7 @@
     python -m bench locomo|madial …   retrieval recall on LoCoMo / MADial (bench/retrieval.py)
     python -m bench scale …           bulk ingest and filtered index query latency (bench/scale.py)
     python -m bench search …          in-process search latency at scale (bench/search.py)
+    python -m bench ops …             memory, disk, backup, restore and rebuild on a bench/search.py store (bench/ops.py)
     python -m bench write …           write-path cost, offline and with a fake provider (bench/write.py)
     python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
     python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
@@ -23,6 +24,7 @@ from importlib import import_module
 SCRIPTS = {
     "scale": "bench.scale",
     "search": "bench.search",
+    "ops": "bench.ops",
     "write": "bench.write",
     "load": "bench.load",
     "flood": "bench.flood",
