@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
-from memories.models import ApiKey, Note
+from memories.models import Agent, ApiKey, Gateway, GatewayKey, Note
 from tests.memories.api.conftest import AgentClient
 
 TEXT = "The staging database runs PostgreSQL 16 on a dedicated host."
@@ -99,3 +101,19 @@ def test_a_used_key_records_when(alice, store):
     AgentClient(raw).get("/memories/count")
     key.refresh_from_db()
     assert key.last_used_at is not None
+
+
+@pytest.mark.parametrize(
+    ("key_model", "owner_field", "make_owner"),
+    [
+        (ApiKey, "agent", lambda: Agent.objects.get(pk="alice")),
+        (GatewayKey, "gateway", lambda: Gateway.objects.create(prefix="lab-")),
+    ],
+)
+def test_a_key_stored_as_rows_always_were_still_authenticates(alice, key_model, owner_field, make_owner):
+    # The row as every release has written it: the SHA-256 of the raw key and its first 12 characters.
+    raw = "amem_" + "k" * 43
+    owner = make_owner()
+    key_model.objects.create(**{owner_field: owner}, prefix=raw[:12], hashed=hashlib.sha256(raw.encode()).hexdigest())
+    assert key_model.authenticate(raw).owner == owner
+    assert key_model.authenticate(raw + "x") is None
