@@ -122,25 +122,17 @@ def drop_cut_value(text: str) -> str | None:
     Only when the text ends inside a string or right after a key: a reply cut between two
     complete values loses nothing, and json-repair closes its brackets.
     """
-    in_string = escaped = False
+    scan = _StringScan()
     last_comma = -1
     last_token = ""
     for pos, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
+        if not scan.outside(char):
             continue
-        if char == '"':
-            in_string = True
-        elif char == ",":
+        if char == ",":
             last_comma = pos
         if not char.isspace():
             last_token = char
-    if not (in_string or last_token == ":"):
+    if not (scan.in_string or last_token == ":"):
         return None
     return text[:last_comma] if last_comma > 0 else None
 
@@ -239,22 +231,13 @@ def _balanced_spans(text: str) -> Iterator[str]:
         if tried > _MAX_SPAN_STARTS:
             return  # a reply this noisy is not worth quadratic scanning
         depth = 0
-        in_string = False
-        escaped = False
+        scan = _StringScan()
         stack: list[str] = []
         for pos in range(start, len(text)):
             c = text[pos]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif c == "\\":
-                    escaped = True
-                elif c == '"':
-                    in_string = False
+            if not scan.outside(c):
                 continue
-            if c == '"':
-                in_string = True
-            elif c in pairs:
+            if c in pairs:
                 stack.append(pairs[c])
                 depth += 1
             elif c in "]}":
@@ -268,6 +251,28 @@ def _balanced_spans(text: str) -> Iterator[str]:
 
 
 # ---------------------------------------------------------------- shared helpers
+
+
+class _StringScan:
+    """Walks JSON text a character at a time and tells which stand outside strings (escapes respected)."""
+
+    def __init__(self) -> None:
+        self.in_string = False
+        self._escaped = False
+
+    def outside(self, char: str) -> bool:
+        """True for a character outside every string; an opening quote counts as outside, a closing one not."""
+        if self.in_string:
+            if self._escaped:
+                self._escaped = False
+            elif char == "\\":
+                self._escaped = True
+            elif char == '"':
+                self.in_string = False
+            return False
+        if char == '"':
+            self.in_string = True
+        return True
 
 
 def _str(value: Any, limit: int = 2000) -> str:
