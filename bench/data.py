@@ -85,9 +85,20 @@ def turn_text(turn: dict) -> str:
     return text
 
 
+def read_data(path: Path) -> str:
+    """A benchmark data file's text, or one line saying where the data is looked for."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SystemExit(
+            f"bench: {path} not found; set AMEM_BENCH_DATA to the folder holding locomo10.json and madial/ "
+            "(or pass the file's path)"
+        ) from None
+
+
 def load_locomo(path: Path, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[Conversation]:
     conversations: list[Conversation] = []
-    for sample in json.loads(Path(path).read_text(encoding="utf-8")):
+    for sample in json.loads(read_data(path)):
         conv = sample["conversation"]
         item = Conversation(sample["sample_id"])
         sessions = sorted((int(m.group(1)), k) for k in conv if (m := _SESSION.match(k)))
