@@ -279,9 +279,10 @@ class OfflineRules:
             return Judgement(verdict="CONFLICT", reason=f"offline: {disagreement}")
         if near_duplicate(old, new):
             return Judgement(verdict="EXPAND", merged_content=keep_both(old, new), reason="offline: the same statement")
-        # NEW from the offline judge means "cannot tell": the pending-merge job leaves the
-        # note for a person (engine/maintenance/pending.py).
-        return Judgement(verdict="NEW", reason="offline: not the same statement; a person decides")
+        # NEW from the offline judge means "cannot tell": the pending-merge job leaves the note
+        # for a person when one text restates the other, and keeps both otherwise
+        # (engine/maintenance/pending.py).
+        return Judgement(verdict="NEW", reason="offline: not the same statement")
 
     def conflict_scan(self, texts: list[str]) -> list[ConflictFinding]:
         return []  # contradictions need reading comprehension; the sweep reports unavailable

@@ -4,8 +4,13 @@ Without a model nothing can tell "Nate adopted a turtle" from "Nate adopted a se
 named Tank" for sure, and a wrong merge hides a fact inside another note. So offline, a fold
 at write, the pending-merge job and the merge jobs merge only texts that are the same
 statement: the same subject, the same polarity and numbers, and the same content words give
-or take ``SLACK`` (an adverb, a synonym the stemmer does not join). Everything else waits for
-a person in the merge queue. Measured on the labelled pairs of ``python -m bench curation``.
+or take ``SLACK`` (an adverb, a synonym the stemmer does not join).
+
+Of the rest, the pending-merge job offers a person only pairs where one text *restates* the
+other: it adds at most ``NEW_DETAIL`` content words the other does not say. Two notes that each
+add more (two observations of one person in one conversation) are kept both, unseen: keeping
+both loses nothing, and a queue of them is not worth a person's time. Measured on the labelled
+pairs and the 2,000-note scale row of ``python -m bench curation``.
 """
 
 from __future__ import annotations
@@ -13,9 +18,13 @@ from __future__ import annotations
 import re
 
 from engine.llm.contradiction_rules import contradiction
-from engine.llm.statements import EN_STOP, USER, Statement, read, stem
+from engine.llm.statements import _SPEAKER, EN_STOP, USER, Statement, read, stem
 
 SLACK = 1
+# At most this many content words of the one text missing from the other, whichever text is
+# the one: a merge a person may want. 2 keeps 41 of the 46 waiting duplicates and paraphrases of
+# the labelled pairs and 182 of 1,024 waiting LoCoMo notes; 1 keeps 34 and 69 (docs/benchmarks.md).
+NEW_DETAIL = 2
 
 
 def _sentences(text: str) -> set[str]:
@@ -41,3 +50,21 @@ def near_duplicate(a: str, b: str, *, a_me: str = USER, b_me: str = USER) -> boo
 def _all_words(statement: Statement) -> set[str]:
     named = {stem(w) for w in statement.subject.replace("'s", "").split() if w not in EN_STOP}
     return set(statement.words) | named
+
+
+def restates(a: str, b: str) -> bool:
+    """True when one of ``a`` and ``b`` adds at most ``NEW_DETAIL`` content words to the other.
+
+    Offline, only such a pair is worth a person's look as a possible merge; when each text
+    adds more, both are kept (engine/maintenance/pending.py).
+    """
+    first, second = _spoken_words(a), _spoken_words(b)
+    return min(len(first - second), len(second - first)) <= NEW_DETAIL
+
+
+def _spoken_words(text: str) -> set[str]:
+    """Content words with the subject, and the speaker of a turn ("John: The people around me …"
+    is about John as much as "John thinks …" is)."""
+    speaker = _SPEAKER.match(text.strip())
+    named = {stem(w) for w in speaker.group(1).casefold().split()} if speaker else set()
+    return _all_words(read(text)) | named

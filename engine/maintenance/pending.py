@@ -16,8 +16,11 @@ The evolution judge (strong tier) decides, old = candidate, new = flagged note:
 A failed model call changes nothing (the note stays pending for the next run).
 Offline (provider ``none``) the judge is a rule: CONFLICT when the contradiction rules
 fire, EXPAND (keeping both sentences) when the two texts are the same statement
-(engine/llm/same_statement.py); otherwise the note stays pending for a person, since
-"not the same statement" is not "a distinct memory" without reading comprehension.
+(engine/llm/same_statement.py). Otherwise the note stays pending for a person when one text
+restates the other (adds at most a word or two, ``same_statement.restates``): a merge a
+person may want, which the rules cannot confirm. When each text adds details the other
+lacks, both are kept (NEW): no fact is lost, and a queue of such pairs (at scale, half of all
+notes) is not worth a person's time.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from django.db import transaction
 
 from engine import runtime
 from engine.annotations import conflicts
+from engine.llm.same_statement import restates
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
 from engine.write.dedup import same_subjects
@@ -33,6 +37,7 @@ from memories import access
 from memories.models import Note, NoteEvent
 
 MAX_HOPS = 10
+KEPT_BOTH = "offline: each note adds details the other does not say; both kept"
 
 
 def live_candidate(agent_id: str, note: Note) -> Note | None:
@@ -80,11 +85,13 @@ def run(step: Step) -> None:
                 if _clear(step, note, "CONFLICT", judgement.reason, against=target):
                     pair = conflicts.record(note, target, judgement.reason, step.actor)
                     step.count("conflicts" if pair is not None else "conflicts_known")
-        elif runtime.llm().is_offline("evolution_judge"):
-            # The rules could not tell (not the same statement, no contradiction): a person decides.
+        elif not runtime.llm().is_offline("evolution_judge"):
+            _clear(step, note, "NEW", judgement.reason, against=target)
+        elif restates(target.content, note.content):
+            # Not the same statement, no contradiction, yet one says little the other does not: a person decides.
             step.count("left_for_review")
         else:
-            _clear(step, note, "NEW", judgement.reason, against=target)
+            _clear(step, note, "NEW", KEPT_BOTH, against=target)
 
 
 def _merge(step: Step, target: Note, note: Note, merged_text: str, verdict: str) -> None:

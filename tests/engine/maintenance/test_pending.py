@@ -240,14 +240,37 @@ def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_lef
     new = put(
         alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), pending_merge=True, merge_candidate=old
     )
-    other = put(alice, "The staging server runs Debian 12.", axis(9))
-    unrelated = put(
-        alice, "Alice prefers green tea in the morning.", near(9, 0.75, 10), pending_merge=True, merge_candidate=other
-    )
+    other = put(alice, "Alice is allergic to peanuts.", axis(9))
+    reworded = put(alice, "Alice has a peanut allergy.", near(9, 0.8, 10), pending_merge=True, merge_candidate=other)
     row = resolve(alice)
     old.refresh_from_db()
     assert row.outcome == "ok" and row.counts["merged"] == 1 and row.counts["left_for_review"] == 1
     assert old.content == "Alice's dog is named Rex. Rex is a beagle." and old.evolution_type == "EXPAND"
     assert not Note.objects.get(pk=new.pk).is_active
-    # Not the same statement: offline the job cannot tell, so the note waits for a person.
-    assert Note.objects.get(pk=unrelated.pk).is_active and Note.objects.get(pk=unrelated.pk).pending_merge
+    # Not the same statement, but a rewording: offline the job cannot tell, so the note waits for a person.
+    assert Note.objects.get(pk=reworded.pk).is_active and Note.objects.get(pk=reworded.pk).pending_merge
+
+
+def test_offline_two_notes_that_each_add_details_are_both_kept_and_a_paraphrase_waits(alice):
+    """Two observations of one person in one conversation are two memories; a rewording waits."""
+    climb = put(alice, "Andrew recently took a rock climbing class and made it to the top of the wall.", axis(0))
+    photo = put(
+        alice,
+        "Andrew shared a photo of the view from the top of the rock he climbed with friends.",
+        near(0, 0.8, 1),
+        pending_merge=True,
+        merge_candidate=climb,
+    )
+    studio = put(alice, "Jon started his own dance studio.", axis(2))
+    opened = put(
+        alice, "Jon opened a dance studio of his own.", near(2, 0.8, 3), pending_merge=True, merge_candidate=studio
+    )
+    row = resolve(alice)
+    assert row.outcome == "ok" and row.counts["left_for_review"] == 1 and row.counts["new"] == 1
+    photo.refresh_from_db()
+    assert photo.is_active and not photo.pending_merge and photo.evolution_type == "NEW"
+    event = NoteEvent.objects.get(note=photo, action="flag")
+    assert event.after["verdict"] == "NEW" and event.after["against"] == str(climb.pk)
+    assert "both kept" in event.after["reason"]
+    assert Note.objects.get(pk=climb.pk).is_active
+    assert Note.objects.get(pk=opened.pk).pending_merge  # a rewording: a person decides
