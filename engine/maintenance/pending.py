@@ -17,7 +17,7 @@ A failed model call changes nothing (the note stays pending for the next run).
 Offline (provider ``none``) the judge is a rule: CONFLICT when the contradiction rules
 fire, EXPAND (keeping both sentences) when the two texts are the same statement
 (engine/llm/same_statement.py). Otherwise the note stays pending for a person when one text
-restates the other (adds at most a word or two, ``same_statement.restates``): a merge a
+restates the other (adds at most one content word, ``same_statement.restates``): a merge a
 person may want, which the rules cannot confirm. When each text adds details the other
 lacks, both are kept (NEW): no fact is lost, and a queue of such pairs (at scale, half of all
 notes) is not worth a person's time.

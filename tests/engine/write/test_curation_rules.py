@@ -88,7 +88,7 @@ def test_only_the_same_statement_merges_offline(a, b, same):
 @pytest.mark.parametrize(
     "a, b, offered",
     [
-        # Paraphrases: one text adds at most a word or two to the other; a person may merge them.
+        # Paraphrases: one text adds at most one content word to the other; a person may merge them.
         ("The user is allergic to peanuts.", "The user has a peanut allergy.", True),
         ("Jon started his own dance studio.", "Jon opened a dance studio of his own.", True),
         (
