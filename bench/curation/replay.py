@@ -241,6 +241,7 @@ def score_pairs(results: list[PairResult]) -> dict:
             "merges_offered": offered.as_dict(),  # merged, or waiting for a person
             "wrong_merges": dict(wrong_merges),
             "waiting": sum(r.waiting for r in chosen),
+            "waiting_by_label": dict(Counter(r.row["label"] for r in chosen if r.waiting)),
         }
     return out
 
@@ -377,6 +378,7 @@ def report(results: dict, out) -> None:
             )
         s = pairs["all"]
         out(f"wrong merges by label: {s['wrong_merges'] or 'none'}")
+        out(f"waiting for a person by label: {s['waiting_by_label'] or 'none'}")
         out(
             "conflict rules (all): "
             + ", ".join(f"{k} {v['hits']}/{v['flagged']}" for k, v in s["conflict_rules"].items())
