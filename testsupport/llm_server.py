@@ -9,9 +9,12 @@ A scripted reply can instead be an HTTP error or held back until the server stop
 (`held=True`, for timeout tests: only the client's timeout can end the call, however slow the
 machine), or be
 marked as cut off at the token budget (`truncated=True`). `sloppy(value, shape)` renders
-a value the ways small local models get JSON wrong. With `schema_support = False` the
-server answers 400 to a request carrying a `response_format`, as some servers do. Every
-request is recorded (path, headers, JSON body) for assertions.
+a value the ways small local models get JSON wrong. An Anthropic request that forces a tool
+(`tool_choice`, how amem sends the reply schema) is answered with a `tool_use` block whose
+input is the scripted reply when that is a JSON object, as the real API does; any other
+reply comes back as text, like a server that ignores tools. With `schema_support = False`
+the server answers 400 to a request carrying a `response_format` or `tools`, as some
+servers do. Every request is recorded (path, headers, JSON body) for assertions.
 """
 
 from __future__ import annotations
@@ -229,8 +232,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if path not in ("/v1/messages", "/v1/chat/completions"):
                 self._send(404, {"error": {"type": "not_found_error", "message": path}})
                 return
-            if not server.schema_support and "response_format" in body:
-                self._send(400, {"error": {"type": "invalid_request_error", "message": "response_format"}})
+            refused = [k for k in ("response_format", "tools") if k in body]
+            if not server.schema_support and refused:
+                self._send(400, {"error": {"type": "invalid_request_error", "message": refused[0]}})
                 return
             scripted = server._next(recorded.role)
             if scripted.held:
@@ -264,13 +268,24 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
 
 def _anthropic_body(request: RecordedRequest, scripted: Scripted) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "text", "text": scripted.text}
+    stop = "end_turn"
+    forced = request.body.get("tool_choice") or {}
+    if forced.get("type") == "tool":
+        try:
+            value = json.loads(scripted.text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            block = {"type": "tool_use", "id": "toolu_fake", "name": forced.get("name", ""), "input": value}
+            stop = "tool_use"
     return {
         "id": "msg_fake",
         "type": "message",
         "role": "assistant",
         "model": request.model,
-        "content": [{"type": "text", "text": scripted.text}],
-        "stop_reason": "max_tokens" if scripted.truncated else "end_turn",
+        "content": [block],
+        "stop_reason": "max_tokens" if scripted.truncated else stop,
         "stop_sequence": None,
         "usage": {"input_tokens": scripted.tokens_in, "output_tokens": scripted.tokens_out},
     }

@@ -418,14 +418,14 @@ class LLM:
         self, call: _Call[Any], tier: TierConfig, prompt: str, agent_id: str | None, started: float
     ) -> Completion | None:
         """One provider round trip; a failure is recorded here and comes back as None."""
-        response_format = schemas.response_format(call.role, call.schema) if call.schema is not None else None
+        schema = schemas.ReplySchema(call.role, call.schema) if call.schema is not None else None
         try:
             return complete(
                 self.clients.get(tier),
                 tier,
                 prompt,
                 BUDGETS[call.role],
-                response_format=response_format,
+                schema=schema,
                 pool=self.clients,
             )
         except Exception as exc:  # SDK errors, timeouts, connection refused, bad payloads

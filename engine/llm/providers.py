@@ -1,13 +1,15 @@
-"""The two wire formats (Anthropic Messages, OpenAI Chat Completions) via official SDKs."""
+"""The two wire formats (Anthropic Messages, OpenAI Chat Completions) via official SDKs, each with the reply schema."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from engine.llm.config import TierConfig
+from engine.llm.schemas import ReplySchema
 
 _REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)", re.IGNORECASE)
 
@@ -53,8 +55,9 @@ class ClientPool:
     def __init__(self) -> None:
         self._clients: dict[ClientKey, Any] = {}
         self._lock = threading.Lock()
-        # Endpoints that answered 400 to a `response_format`: asked without one from then on.
-        self.no_schema: set[tuple[str, str]] = set()
+        # Endpoints (provider, base URL, model) that answered 400 to a reply schema
+        # (`response_format` or a forced tool): asked without one from then on.
+        self.no_schema: set[tuple[str, str, str]] = set()
 
     def __len__(self) -> int:
         return len(self._clients)
@@ -107,54 +110,70 @@ def complete(
     prompt: str,
     budget: int,
     *,
-    response_format: dict[str, Any] | None = None,
+    schema: ReplySchema | None = None,
     pool: ClientPool | None = None,
 ) -> Completion:
     """Send one single-user-message request; SDK exceptions propagate to the caller.
 
-    ``response_format`` (a JSON schema) goes to OpenAI-compatible servers only. A server that
-    rejects it with a 400 is asked again without it, and ``pool`` remembers that endpoint.
+    ``schema`` goes to OpenAI-compatible servers as ``response_format`` and to Anthropic as
+    a forced tool. A server that rejects it with a 400 is asked again without it, and
+    ``pool`` remembers that endpoint.
     """
-    if tier.provider != "openai":
-        return _anthropic(client, tier.model, prompt, budget)
-    endpoint = (tier.base_url, tier.model)
-    if response_format is None or (pool is not None and endpoint in pool.no_schema):
-        return _openai(client, tier.model, prompt, budget)
-    import openai
-
+    send = _openai if tier.provider == "openai" else _anthropic
+    endpoint = (tier.provider, tier.base_url, tier.model)
+    if schema is None or (pool is not None and endpoint in pool.no_schema):
+        return send(client, tier.model, prompt, budget)
     try:
-        return _openai(client, tier.model, prompt, budget, response_format)
-    except openai.BadRequestError:
-        plain = _openai(client, tier.model, prompt, budget)  # a second 400 was not about the schema
+        return send(client, tier.model, prompt, budget, schema)
+    except _bad_request(tier.provider):
+        plain = send(client, tier.model, prompt, budget)  # a second 400 was not about the schema
         if pool is not None:
             pool.no_schema.add(endpoint)
         return plain
 
 
-def _anthropic(client: Any, model: str, prompt: str, budget: int) -> Completion:
+def _bad_request(provider: str) -> type[Exception]:
+    if provider == "openai":
+        import openai
+
+        return openai.BadRequestError
+    import anthropic
+
+    return anthropic.BadRequestError
+
+
+def _anthropic(client: Any, model: str, prompt: str, budget: int, schema: ReplySchema | None = None) -> Completion:
+    extra: dict[str, Any] = {}
+    if schema is not None:
+        extra = {"tools": [schema.tool()], "tool_choice": {"type": "tool", "name": schema.name}}
     message = client.messages.create(
         model=model,
         max_tokens=token_budget(model, budget),
         messages=[{"role": "user", "content": prompt}],
+        **extra,
     )
-    text = ""
-    for block in message.content or []:
-        if getattr(block, "type", "") == "text":
-            text = block.text or ""
-            break
     usage = getattr(message, "usage", None)
     return Completion(
-        text=text.strip(),
+        text=_anthropic_answer(message.content or []).strip(),
         tokens_in=int(getattr(usage, "input_tokens", 0) or 0),
         tokens_out=int(getattr(usage, "output_tokens", 0) or 0),
         truncated=getattr(message, "stop_reason", None) == "max_tokens",
     )
 
 
-def _openai(
-    client: Any, model: str, prompt: str, budget: int, response_format: dict[str, Any] | None = None
-) -> Completion:
-    extra: dict[str, Any] = {"response_format": response_format} if response_format is not None else {}
+def _anthropic_answer(blocks: list[Any]) -> str:
+    """The forced tool's input as JSON text (the parser's input either way), else the first text."""
+    for block in blocks:
+        if getattr(block, "type", "") == "tool_use":
+            return json.dumps(block.input, ensure_ascii=False)
+    for block in blocks:
+        if getattr(block, "type", "") == "text":
+            return str(block.text or "")
+    return ""
+
+
+def _openai(client: Any, model: str, prompt: str, budget: int, schema: ReplySchema | None = None) -> Completion:
+    extra: dict[str, Any] = {"response_format": schema.response_format()} if schema is not None else {}
     response = client.chat.completions.create(
         model=model,
         messages=[{"role": "user", "content": prompt}],

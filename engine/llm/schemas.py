@@ -1,8 +1,10 @@
-"""JSON schemas of the replies, sent to OpenAI-compatible servers as `response_format`.
+"""JSON schemas of the replies, sent with every request in the provider's own way.
 
-A server that supports structured output (OpenAI, llama.cpp, vLLM, Ollama, the dev tool in
-tools/local_llm) then constrains generation to the schema, so a small model cannot answer
-in prose or invent a field. The parser (engine/llm/parse.py) stays the judge either way:
+OpenAI-compatible servers get it as `response_format` (json_schema, strict); a server that
+supports structured output (OpenAI, llama.cpp, vLLM, Ollama, the dev tool in tools/local_llm)
+then constrains generation to the schema, so a small model cannot answer in prose or invent
+a field. Anthropic gets it as the `input_schema` of one tool the model is made to call
+(`tool_choice`), which is how the Messages API constrains a reply to a shape. The parser (engine/llm/parse.py) stays the judge either way:
 a server may ignore the schema, and a reply cut off at the token budget is still cut off.
 
 Only the keywords that both OpenAI's strict mode and llama.cpp's grammar builder accept
@@ -14,6 +16,7 @@ enum, maxItems. The top level is always an object, so list-shaped roles are wrap
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from engine.llm.types import CATEGORIES, CONFIDENCES, NOTE_TYPES, VERDICTS
@@ -105,6 +108,25 @@ def reflect() -> Schema:
     return _object(reflection=_STRING, cites=_list({"type": "integer"}, 10))
 
 
-def response_format(role: str, schema: Schema) -> dict[str, Any]:
-    """The OpenAI `response_format` for a role's schema."""
-    return {"type": "json_schema", "json_schema": {"name": f"amem_{role}", "schema": schema, "strict": True}}
+@dataclass(frozen=True)
+class ReplySchema:
+    """A role's reply schema under the name both providers know it by."""
+
+    role: str
+    schema: Schema
+
+    @property
+    def name(self) -> str:
+        return f"amem_{self.role}"
+
+    def response_format(self) -> dict[str, Any]:
+        """OpenAI Chat Completions: structured output in strict mode."""
+        return {"type": "json_schema", "json_schema": {"name": self.name, "schema": self.schema, "strict": True}}
+
+    def tool(self) -> dict[str, Any]:
+        """Anthropic Messages: the one tool the reply must call; its input is the answer."""
+        return {
+            "name": self.name,
+            "description": "Give the answer: the JSON object the instructions ask for.",
+            "input_schema": self.schema,
+        }

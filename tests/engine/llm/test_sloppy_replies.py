@@ -239,21 +239,48 @@ def test_openai_compatible_requests_carry_the_roles_json_schema(llm: LLM, fake_l
     assert schema["required"] == ["links"] and schema["additionalProperties"] is False
 
 
-def test_anthropic_requests_carry_no_response_format(make_llm: MakeLLM, fake_llm: FakeLLMServer) -> None:
-    fake_llm.reply_json(GOOD)
-    make_llm({"ANTHROPIC_API_KEY": "sk-ant-test"}).construct(TEXT)
-    assert "response_format" not in fake_llm.requests[0].body
+ANTHROPIC = {"AMEM_LLM_PROVIDER": "anthropic", "AMEM_LLM_API_KEY": "sk-ant-test"}
 
 
-def test_a_server_that_refuses_response_format_is_asked_without_it_from_then_on(
-    llm: LLM, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
+def test_anthropic_requests_force_the_roles_schema_as_a_tool(
+    make_llm: MakeLLM, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
+) -> None:
+    # The Messages API constrains a reply through a tool's input_schema; the answer comes
+    # back as that tool's input (a tool_use block, no text at all).
+    fake_llm.reply_json({"links": ["n2"]})
+    llm = make_llm(ANTHROPIC)
+    assert llm.judge_links(TEXT, [Candidate("n1", "a"), Candidate("n2", "b")]) == ["n2"]
+    (request,) = fake_llm.requests
+    assert request.path == "/v1/messages" and "response_format" not in request.body
+    (tool,) = request.body["tools"]
+    assert request.body["tool_choice"] == {"type": "tool", "name": tool["name"]} and tool["name"] == "amem_link"
+    assert tool["input_schema"] == schemas.link(["n1", "n2"])
+    assert _only(records).outcome == "ok" and _only(records).error == ""
+
+
+def test_an_anthropic_compatible_server_that_ignores_the_tool_is_still_parsed(
+    make_llm: MakeLLM, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.reply_sloppy(GOOD, "prose")  # not a JSON object: the fake answers in text, as such servers do
+    assert make_llm(ANTHROPIC).construct(TEXT).keywords == GOOD["keywords"]
+
+
+@pytest.mark.parametrize(("env", "field"), [(OPENAI, "response_format"), (ANTHROPIC, "tools")])
+def test_a_server_that_refuses_the_schema_is_asked_without_it_from_then_on(
+    env: dict[str, str],
+    field: str,
+    make_llm: MakeLLM,
+    offline_rules: OfflineRules,
+    fake_llm: FakeLLMServer,
+    records: list[LlmCallRecord],
 ) -> None:
     fake_llm.schema_support = False
     fake_llm.reply_json(GOOD)
     fake_llm.reply_json(GOOD)
+    llm = make_llm(env, offline=offline_rules)
     assert llm.construct(TEXT).keywords == GOOD["keywords"]
     assert llm.construct(TEXT).keywords == GOOD["keywords"]
-    carried = ["response_format" in r.body for r in fake_llm.requests]
+    carried = [field in r.body for r in fake_llm.requests]
     assert carried == [True, False, False]
     assert [r.outcome for r in records] == ["ok", "ok"]
 
