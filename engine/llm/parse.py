@@ -152,12 +152,20 @@ def parse(
 ) -> Parsed[T] | None:
     """The first candidate the validator accepts (strict ones before repaired ones), or None.
 
-    ``reject`` skips candidates that are not answers (an echo of the prompt, see ``echo_check``).
+    ``reject`` skips candidates that are not answers (an echo of the prompt, see ``echo_check``),
+    and every value inside one: the ``["n1", "n2"]`` enum of an echoed link schema is a
+    list of ids, but not a choice of them.
     """
+    rejected: list[str] = []  # as JSON text; json.dumps of a value contains that of each part
     for repaired, values in ((False, candidate_values(text)), (True, repaired_values(text, truncated=truncated))):
         for value in values:
-            if reject is not None and reject(value):
-                continue
+            if reject is not None:
+                dumped = json.dumps(value, ensure_ascii=False, sort_keys=True)
+                if reject(value):
+                    rejected.append(dumped)
+                    continue
+                if any(dumped in echo for echo in rejected):
+                    continue
             result = validate(value)
             if result is not None:
                 return Parsed(result, repaired)

@@ -57,7 +57,10 @@ def test_each_sloppy_shape_of_a_complete_reply_parses(
     assert fields.keywords == ["Alice", "Berlin", "Charité"]
     assert fields.context == "Alice relocated to Berlin for a nursing job."
     assert fields.category == "Personal"
-    assert _only(records).outcome == "ok"
+    record = _only(records)
+    assert record.outcome == "ok"
+    # prose and fences are found as they are; only broken JSON needs json-repair
+    assert ("repaired reply" in record.error) == (shape in ("trailing_commas", "single_quotes"))
 
 
 def test_a_note_cut_at_the_token_budget_keeps_its_complete_fields_and_fills_the_rest(
@@ -153,6 +156,17 @@ def test_the_schema_echoed_back_falls_back_to_the_offline_rules(
     assert llm.construct(TEXT) == offline_rules.construct(TEXT)
     record = _only(records)
     assert record.outcome == "parse_error" and "answered by offline rules" in record.error
+
+
+def test_a_link_schema_echoed_back_links_nothing_it_was_not_asked_to(
+    llm: LLM, offline_rules: OfflineRules, fake_llm: FakeLLMServer, records: list[LlmCallRecord]
+) -> None:
+    # The schema's enum of offered ids reads like a list of ids to link: without the echo
+    # check every candidate would be linked.
+    candidates = [Candidate("n1", "Lunch was pasta."), Candidate("n2", "The printer is jammed.")]
+    fake_llm.reply_json(schemas.link(["n1", "n2"]))
+    assert llm.judge_links(TEXT, candidates) == offline_rules.judge_links(TEXT, candidates) == []
+    assert _only(records).outcome == "parse_error"
 
 
 def test_the_prompts_example_echoed_back_is_not_stored(
