@@ -339,12 +339,6 @@ AMEM = {
 # Core memory: the size limit of one block, in bytes of compact UTF-8 JSON.
 AMEM_CORE_BLOCK_LIMIT = env_int("AMEM_CORE_BLOCK_LIMIT", 3072, minimum=64)
 
-# --- Serving ---------------------------------------------------------------------
-# How long a thread busy in Python may keep the GIL while another waits for it (Python's
-# default is 5 ms). A search gives the GIL up at every database and index call and must win it
-# back each time: beside a long write busy in Python, each return waited up to this long.
-AMEM_GIL_SWITCH_MS = env_float("AMEM_GIL_SWITCH_MS", 5.0, low=0.05, high=100.0)
-
 # --- Metrics (GET /metrics, amem_site/metrics.py) ----------------------------
 # A scraper's bearer token; unset, only a signed-in staff user may read the page.
 AMEM_METRICS_TOKEN = env_str("AMEM_METRICS_TOKEN", "")

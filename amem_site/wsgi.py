@@ -8,7 +8,6 @@ indexes dirty notes in the background (engine/index_sync/outbox.py). A worker-ro
 
 import logging
 import os
-import sys
 
 from django.core.wsgi import get_wsgi_application
 
@@ -17,13 +16,10 @@ application = get_wsgi_application()
 
 
 def _own_the_index() -> None:
-    from django.conf import settings
-
     from engine.errors import AmemError
     from engine.index_sync import outbox
     from memories.local_bridge import local_token
 
-    sys.setswitchinterval(settings.AMEM_GIL_SWITCH_MS / 1000)  # docs/configuration.md, AMEM_GIL_SWITCH_MS
     local_token()  # commands find it and ask this server first
     try:
         outbox.start()

@@ -5,7 +5,7 @@ Run by hand (docs/benchmarks.md has the figures):
     .venv/bin/python -m bench load                           # 16 clients, 60 s, pool 8, 8 threads
     .venv/bin/python -m bench load --clients 4 --seconds 10  # quicker
     .venv/bin/python -m bench load --mix search=75,write=25  # the first round's mix
-    .venv/bin/python -m bench load --server-env AMEM_GIL_SWITCH_MS=5   # a server setting, A/B
+    .venv/bin/python -m bench load --server-env AMEM_THREADS=16   # a server setting, A/B
 
 It starts its own server (testsupport/live_server.py: a fresh PostgreSQL database and data dir,
 gunicorn with gunicorn.conf.py on a free 127.0.0.1 port, the offline LLM), loads --seed
