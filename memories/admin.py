@@ -160,7 +160,7 @@ class AgentAdmin(KeyOwnerAdmin):
         super().save_model(request, obj, form, change)
         if change and "collection" in form.changed_data:
             # Its notes move to another index collection: rebuild them there.
-            Note.bump_revision(Note.objects.filter(agent_id=obj.pk).values_list("pk", flat=True))
+            Note.objects.filter(agent_id=obj.pk).mark_dirty()
             self.message_user(request, "The agent's notes are marked for re-indexing; run manage.py amem_reindex.")
 
 

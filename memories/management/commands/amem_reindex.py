@@ -12,6 +12,8 @@ from memories import access
 from memories.management.base import AmemCommand
 from memories.models import Agent, Note
 
+ID_CHUNK = 10_000
+
 
 class Command(AmemCommand):
     help = (
@@ -52,7 +54,7 @@ class Command(AmemCommand):
         else:
             notes = Note.objects.all()
         if not dirty:
-            Note.bump_revision(notes.values_list("pk", flat=True))
+            notes.mark_dirty()
         bar = tqdm(total=notes.filter(index_dirty=True).count(), unit="note", disable=no_progress, desc="indexing")
         result = indexer.sync_dirty(among=notes, progress=bar.update)
         bar.close()
@@ -73,10 +75,10 @@ class Command(AmemCommand):
                 ids = list(store.ids(collection))
             except AmemError:
                 continue
-            home = {
-                str(pk): access.collection_for(agents[a]) if a in agents else None
-                for pk, a in Note.objects.filter(pk__in=ids).values_list("pk", "agent_id")
-            }
+            home = {}
+            for start in range(0, len(ids), ID_CHUNK):  # SQLite caps the variables of one query
+                found = Note.objects.filter(pk__in=ids[start : start + ID_CHUNK]).values_list("pk", "agent_id")
+                home.update({str(pk): access.collection_for(agents[a]) if a in agents else None for pk, a in found})
             stray = [i for i in ids if i not in home or (home[i] is not None and home[i] != collection)]
             store.delete(collection, stray)
             removed += len(stray)

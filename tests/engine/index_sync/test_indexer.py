@@ -50,7 +50,7 @@ def test_an_index_failure_after_commit_leaves_the_note_dirty_then_heals(
 def test_a_change_during_sync_keeps_the_note_dirty(alice, store):
     n = add_episodic("Revision one of this sentence.", alice)
     stale = Note.objects.get(pk=n.pk)
-    Note.bump_revision([n.pk])  # someone changes it after the indexer read it
+    Note.objects.filter(pk=n.pk).mark_dirty()  # someone changes it after the indexer read it
     indexer.apply([stale])
     n.refresh_from_db()
     assert n.index_dirty, "the indexer must not clear a mark set after its read"
@@ -82,6 +82,33 @@ def test_reindex_is_idempotent_and_removes_stale_entries(alice, bob, store):
     call_command("amem_reindex", "--no-progress")
     assert sorted(store.ids("amem_notes")) == sorted(str(pk) for pk in Note.objects.values_list("pk", flat=True))
     assert Note.objects.dirty().count() == 0
+
+
+def test_reindex_reads_and_marks_a_store_in_bounded_queries(alice, store, monkeypatch):
+    """At 328,000 notes a rebuild failed on SQLite ("too many SQL variables"): it marked the notes
+    by a list of every id and looked up every indexed id in one query. Now the mark is one UPDATE
+    by condition, and ids are looked up in chunks (here of 2, so 5 notes take 3 queries)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memories.management.commands import amem_reindex
+
+    for i in range(5):
+        add_episodic(f"Memory number {i} of a store that grew large.", alice)
+    indexer.sync_dirty()
+    ghost = indexer.point_for(Note.objects.first())
+    ghost.id = "00000000-0000-0000-0000-000000000002"
+    store.upsert("amem_notes", [ghost])
+    monkeypatch.setattr(amem_reindex, "ID_CHUNK", 2)
+    with CaptureQueriesContext(connection) as queries:
+        call_command("amem_reindex", "--no-progress")
+    marks = [q["sql"] for q in queries if q["sql"].startswith("UPDATE") and "revision" in q["sql"]]
+    assert marks and all(" IN (" not in sql for sql in marks)
+    lookups = [
+        q["sql"] for q in queries if q["sql"].startswith("SELECT") and '"agent_id"' in q["sql"] and " IN (" in q["sql"]
+    ]
+    assert len(lookups) >= 3
+    assert sorted(store.ids("amem_notes")) == sorted(str(pk) for pk in Note.objects.values_list("pk", flat=True))
 
 
 def test_reindex_of_one_agent_and_of_dirty_notes_only(alice, bob, store, capsys, django_capture_on_commit_callbacks):
