@@ -94,8 +94,12 @@ def hold_keys(keys: Iterable[tuple[str, ...]]) -> None:
 
 
 @contextlib.contextmanager
-def briefly(ms: int = 50) -> Iterator[None]:
+def briefly(ms: int = 5) -> Iterator[None]:
     """On SQLite, wait at most ``ms`` for the database's write lock ("database is locked" after).
+
+    5 ms, not more: while a 1,000-turn conversation stores its notes, every search's heat bump
+    waited this long before giving up, and at 50 ms that was most of another agent's extra
+    search time on SQLite during a flood (docs/benchmarks.md, the flood's SQLite runs).
 
     SQLite has no row locks to skip: a bookkeeping write would queue behind a whole write
     transaction (a 1,000-turn conversation) for up to the 20 s busy timeout. Inside a
