@@ -39,7 +39,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.search import setup_django
+
 BUDGETS = (250, 500, 1000, 2000)
 # Bump when the stored notes change (the write path or the episode closing): kept stores are rebuilt.
 RECIPE = "conversation path + every session closed, v1"
@@ -69,25 +70,6 @@ class Tally:
         else:
             vals = self.evidence.get((group, budget, category), [])
         return (statistics.fmean(vals) if vals else float("nan")), len(vals)
-
-
-def setup_django(data_dir: str) -> None:
-    os.environ.update(
-        AMEM_DATA_DIR=data_dir,
-        DATABASE_URL=f"sqlite:///{data_dir}/bench.sqlite3",
-        AMEM_QDRANT_PATH=f"{data_dir}/qdrant",
-        AMEM_QDRANT_URL="",
-        AMEM_LLM_PROVIDER="none",
-        AMEM_LOG_LEVEL="WARNING",
-        DJANGO_SETTINGS_MODULE="amem_site.settings",
-    )
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")

@@ -19,33 +19,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from bench import data as bench_data
-
-ROOT = Path(__file__).resolve().parent.parent
+from bench.harness import scratch_django
 
 
 def setup_django(data_dir: str) -> None:
-    # This launcher picks its own data dir before settings read the environment.
-    os.environ.update(
-        AMEM_DATA_DIR=data_dir,
-        DATABASE_URL=f"sqlite:///{data_dir}/bench.sqlite3",
-        AMEM_QDRANT_PATH=f"{data_dir}/qdrant",
-        AMEM_QDRANT_URL="",
-        AMEM_LLM_PROVIDER="none",
-        DJANGO_SETTINGS_MODULE="amem_site.settings",
-    )
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    """Django on ``data_dir``'s SQLite file and embedded index, the offline LLM, no index server."""
+    scratch_django(data_dir, "", AMEM_QDRANT_URL="", AMEM_LLM_PROVIDER="none")
 
 
 def corpus(path: Path) -> tuple[list[str], list[str]]:
