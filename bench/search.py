@@ -1,6 +1,6 @@
 """In-process search latency at scale: p50/p95 of engine.retrieval.search.search, query embedding included.
 
-usage: .venv/bin/python -m bench search [--sizes 10000 100000] [--queries 200]
+usage: .venv/bin/python -m bench search [--linked] [--chinese] [--sizes 10000 100000] [--queries 200]
 
 Runs in a throw-away data dir (SQLite + qdrant-edge), never in var/. For speed
 the synthetic notes are bulk-inserted as database rows and index points
@@ -12,15 +12,24 @@ on 2 cores). Only the queries (LoCoMo questions, each used once per size) are
 embedded, inside search(), as in production. ``--chinese`` takes texts and
 queries from MADial-Bench zh instead (long Chinese queries: BM25 over Han
 words and character pairs, the dense leg skipped with the English-only model).
+
+``--linked`` builds a store like a user's instead: the notes are written through the
+conversation path (engine/write/conversation.py: add_conversation), copies of the source
+sessions (LoCoMo's sessions; MADial's dialogues, and each memory as a session of one), so every
+note has its session, its sources, the previous turn as context, and links both ways to its
+adjacent turns, as a user's conversation leaves them; only the embedding is the noisy stand-in
+above (ConversationStore). The search target is measured on this store.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import statistics
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench import data as bench_data
@@ -50,6 +59,119 @@ def chinese_corpus(folder: Path) -> tuple[list[str], list[str]]:
     lines = [line for d in _jsonl(folder / "MADial-Bench-zh-dialogue.json") for line in d["dialogue"] if line.strip()]
     texts = [m.text for _, memories, _ in users for m in memories] + list(dict.fromkeys(lines))
     return texts, [q.text for _, _, questions in users for q in questions]
+
+
+@dataclass(frozen=True)
+class Said:
+    """One source turn of a conversation store: what was said, and where and when."""
+
+    text: str
+    source: str
+    occurred_at: dt.datetime | None = None
+
+
+def locomo_sessions(path: Path) -> list[list[Said]]:
+    """LoCoMo's sessions (every conversation's), each its turns in order."""
+    from bench.data import load_locomo
+
+    sessions: dict[tuple[str, int], list[Said]] = {}
+    for conv in load_locomo(path):
+        for t in conv.turns:
+            sessions.setdefault((conv.name, t.session), []).append(Said(t.text, t.dia_id, t.occurred_at))
+    return list(sessions.values())
+
+
+def chinese_sessions(folder: Path) -> list[list[Said]]:
+    """MADial-Bench zh: each dialogue a session of its lines, each memory a session of one."""
+    from bench.data import _jsonl, load_madial
+
+    memories = [[Said(m.text, m.id, m.occurred_at)] for _, ms, _ in load_madial(folder, "zh") for m in ms]
+    dialogues = [
+        [Said(line.strip(), f"d{d['id']}:{i}") for i, line in enumerate(d["dialogue"]) if line.strip()]
+        for d in _jsonl(folder / "MADial-Bench-zh-dialogue.json")
+    ]
+    return memories + [d for d in dialogues if d]
+
+
+class ConversationStore:
+    """Fills a store through the product's conversation path (engine/write/conversation.py:
+    add_conversation), copies of the source sessions over and over, with one shortcut: the
+    embedder returns each turn's real vector (its text with its context, embedded once per
+    source turn) plus Gaussian noise instead of embedding it again. Everything else is the
+    product's: the quality gate's skipped turns, each note's context and session, its sources,
+    importance, the offline facts, the create events, the links both ways between adjacent
+    turns, and the indexer's points after the commit."""
+
+    def __init__(self, sessions: list[list[Said]], rng) -> None:
+        from engine import runtime
+        from engine.text import embedding_text
+        from engine.write.conversation import Turn, contexts
+
+        self.sessions = sessions
+        self.rng = rng
+        keys = dict.fromkeys(
+            embedding_text(t.text.strip(), context=ctx)
+            for s in sessions
+            for t, ctx in zip(s, contexts([Turn(x.text, session="s") for x in s]), strict=True)
+        )
+        t0 = time.perf_counter()
+        vectors = runtime.embedder().encode(list(keys))
+        print(
+            f"embedded {len(keys)} source turns (with their contexts) in {time.perf_counter() - t0:.0f} s", flush=True
+        )
+        self.base = dict(zip(keys, vectors, strict=True))
+        self.copy = 0
+        self.next_session = 0
+
+    def _noisy(self, texts: list[str], show_progress: bool = False):
+        import numpy as np
+
+        turns = [t for t in texts if t in self.base]
+        # Anything else (the importance rater's anchors) is embedded for real.
+        other = [t for t in texts if t not in self.base]
+        found = dict(zip(other, self._real(other), strict=True)) if other else {}
+        if turns:
+            base = np.stack([self.base[t] for t in turns])
+            # The bare store's noise: the same cluster structure around each source turn.
+            vectors = base + self.rng.normal(0, 1.0 / np.sqrt(base.shape[1]), base.shape)
+            found.update(zip(turns, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), strict=True))
+        return np.stack([found[t] for t in texts]).astype(np.float32)
+
+    def fill(self, n: int, agent_id: str, per_call: int = 2000) -> None:
+        """Conversations written until the store holds ``n`` notes."""
+        from engine import runtime
+        from engine.errors import QualityRejected
+        from engine.index.embeddings import SentenceTransformerEmbedder
+        from engine.write.conversation import Turn, add_conversation
+        from memories.models import Agent, Note
+
+        agent = Agent.objects.get_or_create(id=agent_id)[0]
+        embedder = runtime.embedder()
+        if not isinstance(embedder, SentenceTransformerEmbedder):
+            raise SystemExit("--linked stands in for a sentence-transformers model's encoder (the default MiniLM)")
+        self._real = embedder._encode
+        embedder._encode = self._noisy  # type: ignore[method-assign]
+        try:
+            while (have := Note.objects.count()) < n:
+                turns: list[Turn] = []
+                while len(turns) < min(per_call, n - have):
+                    label = f"{self.copy}/{self.next_session}"
+                    for said in self.sessions[self.next_session]:
+                        source = f"{said.source}#{self.copy}"
+                        turns.append(Turn(said.text, session=label, source=source, occurred_at=said.occurred_at))
+                    self.next_session += 1
+                    if self.next_session == len(self.sessions):
+                        self.copy, self.next_session = self.copy + 1, 0
+                # One copy's vectors must not be served to the next from the embedder's cache.
+                embedder.cache.clear()
+                try:  # the quality gate skips short turns: the loop writes more
+                    add_conversation(agent, turns[: n - have], actor="bench")
+                except QualityRejected:  # a last handful of turns, every one too short
+                    continue
+        finally:
+            del embedder._encode
+            embedder.cache.clear()
+        runtime.store().optimize()
 
 
 def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> None:
@@ -160,6 +282,12 @@ def main() -> None:
         help="texts and queries from MADial-Bench zh (next to --locomo) instead of LoCoMo; use its own --data-dir",
     )
     parser.add_argument(
+        "--linked",
+        action="store_true",
+        help="write the notes through the conversation path (contexts, sessions, adjacent links, facts): "
+        "a store like a user's; without it, bare rows and points (no links, no contexts)",
+    )
+    parser.add_argument(
         "--compare-round2",
         action="store_true",
         help="also time round 2's ranking and the product's side by side (query embedding excluded)",
@@ -174,8 +302,9 @@ def main() -> None:
 
         from engine import runtime
 
+        folder = Path(args.locomo).parent / "madial"
         if args.chinese:
-            turns, questions = chinese_corpus(Path(args.locomo).parent / "madial")
+            turns, questions = chinese_corpus(folder)
         else:
             turns, questions = corpus(Path(args.locomo))
         turns = turns[: args.source_turns] if args.source_turns else turns
@@ -183,7 +312,17 @@ def main() -> None:
         from memories.models import Note
 
         base = None
-        if Note.objects.count() < max(args.sizes):  # a kept data dir may already hold them all
+        conversations = None
+        if Note.objects.count() >= max(args.sizes):  # a kept data dir may already hold them all
+            pass
+        elif args.linked:
+            if args.agents != 1:
+                parser.error("--linked writes one agent's conversations")
+            sessions = chinese_sessions(folder) if args.chinese else locomo_sessions(Path(args.locomo))
+            if args.source_turns:
+                sessions = [s for i, s in enumerate(sessions) if sum(map(len, sessions[:i])) < args.source_turns]
+            conversations = ConversationStore(sessions, rng)
+        else:
             t0 = time.perf_counter()
             base = runtime.embedder().encode(turns)
             print(f"embedded {len(turns)} source turns in {time.perf_counter() - t0:.0f} s", flush=True)
@@ -195,7 +334,10 @@ def main() -> None:
         used = 0
         for size in sorted(args.sizes):
             t0 = time.perf_counter()
-            populate(size, agents, turns, base, rng)
+            if conversations is not None:
+                conversations.fill(size, agents[0])
+            elif base is not None:
+                populate(size, agents, turns, base, rng)
             load_s = time.perf_counter() - t0
             picked = [questions[i] for i in order[used : used + args.queries + 10]]
             used += args.queries + 10

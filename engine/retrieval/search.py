@@ -88,14 +88,14 @@ class Ranking:
         store: VectorStore,
         collection: str,
         query: str,
-        qvec: np.ndarray,
+        qvec: np.ndarray | None,
         terms: list[str],
         flt: IndexFilter,
         pool: int,
     ) -> tuple[list[Hit], list[Hit], float]:
         """The dense leg's hits, the BM25 leg's, and the dense leg's vote in the fusion."""
         vote = self.dense_vote(query)
-        dense = store.query_dense(collection, qvec, flt, pool) if vote > 0 else []
+        dense = store.query_dense(collection, qvec, flt, pool) if vote > 0 and qvec is not None else []
         return dense, store.query_sparse(collection, bm25_query_vector(terms), flt, pool), vote
 
     def dense_vote(self, query: str) -> float:
@@ -195,7 +195,11 @@ def search(
     flt: IndexFilter = access.index_filter(agent, subject=subject).and_(*topics_conditions(topics))
     # Asking for more than exist just returns what exists, so no count round trip is needed.
     pool = ranking.pool(limit)
-    qvec = query_vector if query_vector is not None else embed_query(query)
+    # A query the dense model cannot read (Chinese on the English-only default: vote 0) is not
+    # embedded at all: its vector ranks nothing, and on long Chinese queries embedding it was most
+    # of a search's time. Without a vector the walk's relevance gate is off and similarity is 0.
+    reads = ranking.dense_vote(query) > 0
+    qvec = (query_vector if query_vector is not None else embed_query(query)) if reads else None
     terms = ranking.query_terms(query)
     dense, lexical, vote = ranking.legs(store, collection, query, qvec, terms, flt, pool)
     # Kept for the answer's ``rrf`` field (docs/api.md) whichever fusion ranks.
@@ -232,10 +236,11 @@ def search(
     if ranking.link_lift > 0 and len(candidates) > 1:
         # The walk's relevance gate: a note far from the query is never lifted into the matches.
         dense_cos = {h.id: h.score for h in dense}
+        # Without a query vector every candidate is a BM25 hit: lexically related to the query.
         relevant = {
             n.key
             for n in candidates
-            if (dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
+            if qvec is None or (dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
         }
         shares = (ranking.link_lift, ranking.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
@@ -249,7 +254,7 @@ def search(
     for note in matches:
         key = str(note.pk)
         # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
-        similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note)
+        similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note) if qvec is not None else 0.0
         result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0))
         if explain:
             result.explain = {

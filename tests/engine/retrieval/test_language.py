@@ -68,3 +68,23 @@ def test_the_old_equal_vote_is_one_switch_away(alice, store, swap_store):
     recording = swap_store(RecordingStore(store))
     search("露营", alice, limit=5, heat=False, query_vector=QUERY, ranking=Pipeline(cjk_dense_weight=1.0))
     assert len(recording.limits["dense"]) == 1
+
+
+@pytest.mark.realmodel  # the English-only MiniLM, which has no vote on a Chinese query
+def test_a_chinese_query_is_not_embedded_and_its_linked_turn_is_walked_ungated(alice, store, monkeypatch):
+    from engine.retrieval import search as search_module
+
+    from .conftest import link
+
+    asked = put(alice, "我们去山里露营了一个星期。", at_angle(0))
+    # Far from any query direction: with a vector, the walk's gate (cosine 0.25) would drop it.
+    answer = put(alice, "是的，上个周末。", at_angle(90))
+    link(asked, answer)
+    embedded: list[str] = []
+    monkeypatch.setattr(search_module, "embed_query", lambda q: embedded.append(q) or QUERY)
+    results = search("露营", alice, limit=1, heat=False, query_vector=QUERY)
+    assert embedded == []
+    assert [(r.note, r.via, r.similarity) for r in results] == [(asked, "match", 0.0), (answer, "link", 0.0)]
+    english = "where did we go camping 露营"  # under a third of its letters CJK: the model reads it
+    gated = search(english, alice, limit=1, heat=False)
+    assert embedded == [english] and [r.note for r in gated] == [asked]
