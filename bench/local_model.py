@@ -4,11 +4,12 @@ Run by hand, never in CI (a 135M model on a shared CPU takes tens of seconds per
 
     nice .venv/bin/python -m bench local-model --turns 200 --until 10:45
 
-The first ``--turns`` turns of the first LoCoMo conversation (``/work/shared/bench/locomo10.json``
-or ``--locomo``) are sent one by one to ``POST /api/v1/turns`` through Django's test client (the
-real view, auth, validation and error handling), each as the latest exchange: the previous
-turn as the assistant's message, this one as the user's, its ``dia_id`` as the source. Two
-modes, one agent each, in one scratch SQLite database and embedded index:
+The first ``--turns`` turns of the first LoCoMo conversation (``locomo10.json`` in
+$AMEM_BENCH_DATA, or ``--locomo``) are sent one by one to ``POST /api/v1/turns`` through
+Django's test client (the real view, auth, validation and error handling), each as the
+latest exchange: the previous turn as the assistant's message, this one as the user's, its
+``dia_id`` as the source. Two modes, one agent each, in one
+scratch SQLite database and embedded index:
 
 * ``llm``     — provider ``openai`` at the local model server (tools/local_llm, started here
   unless ``--base-url`` names one), the model's JSON schema sent with every call.
@@ -33,10 +34,10 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from bench import data as bench_data
 from bench.data import load_locomo
 from bench.harness import scratch_django
 
-LOCOMO = Path("/work/shared/bench/locomo10.json")
 FELL_BACK = ("parse_error", "provider_error")
 KS = (5, 10)
 
@@ -160,7 +161,7 @@ def role_table(result: dict) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--turns", type=int, default=200)
-    parser.add_argument("--locomo", default=str(LOCOMO))
+    parser.add_argument("--locomo", default="", help="LoCoMo file (default: locomo10.json in $AMEM_BENCH_DATA)")
     parser.add_argument("--until", default="", help="HH:MM UTC: LLM mode sends no turn after this time")
     parser.add_argument("--base-url", default="", help="an OpenAI-compatible /v1 already running")
     parser.add_argument("--model", default="smollm2-135m", help="the tools.local_llm model to start")
@@ -179,7 +180,7 @@ def main() -> None:
 
     logging.getLogger("engine").setLevel(logging.ERROR)
     runtime.embedder().encode(["warm-up"])
-    conversation = load_locomo(Path(args.locomo))[0]
+    conversation = load_locomo(Path(args.locomo) if args.locomo else bench_data.data_dir() / "locomo10.json")[0]
     turns = conversation.turns[: args.turns]
     deadline = None
     if args.until:

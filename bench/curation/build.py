@@ -27,7 +27,7 @@ from itertools import combinations, pairwise
 from pathlib import Path
 
 from bench.curation import handwritten as hw
-from bench.data import parse_session_date
+from bench.data import data_dir, parse_session_date
 
 SETS = Path(__file__).resolve().parent / "sets"
 HELD_SHARE = 3  # of 10: the share of families held out from tuning
@@ -320,8 +320,8 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Build the curation evaluation's labelled sets.")
-    parser.add_argument("--locomo", type=Path, default=Path("/work/shared/bench/locomo10.json"))
-    parser.add_argument("--madial", type=Path, default=Path("/work/shared/bench/madial"))
+    parser.add_argument("--locomo", type=Path, default=data_dir() / "locomo10.json")
+    parser.add_argument("--madial", type=Path, default=data_dir() / "madial")
     args = parser.parse_args(argv)
     locomo = json.loads(args.locomo.read_text(encoding="utf-8"))
     obs = observations(locomo)
