@@ -91,3 +91,27 @@ def test_another_agents_layers_never_reach_the_bundle(alice_memory, as_bob):
     assert (body["core"], body["notes"], body["facts"], body["episode"]) == ([], [], [], None)
     for secret in ("Ada", "Lisbon", "peanuts", "Friday"):
         assert secret not in body["text"]
+
+
+PLANS = ["move the launch to March", "hire two more testers", "drop the Windows build", "rent a bigger office"]
+
+
+def test_the_latest_episode_takes_at_most_a_tenth_of_the_room(as_alice, store):
+    """A long session's summary is cut so the notes keep the budget; the JSON holds what the text holds."""
+    turns = [
+        {"text": f"We decided to {plan} after a long talk about budgets and deadlines.", "session": "s9"}
+        for plan in PLANS
+    ] + [{"text": f"We still need to check whether we can {plan} this quarter.", "session": "s9"} for plan in PLANS]
+    as_alice.post("/conversations", {"turns": turns})
+    full = as_alice.post("/episodes/close", {"session": "s9"}).json()["summary"]
+    assert tokens.count(full) > 100  # long enough to be cut at a budget of 1,000
+
+    body = as_alice.post("/recall", {"query": "launch plans", "token_budget": 1000}).json()
+    summary = body["episode"]["summary"]
+    assert summary.endswith(" …") and full.startswith(summary[: -len(" …")])
+    head = body["text"][body["text"].index("# Latest episode") :]
+    assert head.endswith(summary)
+    assert tokens.count(head) <= 100
+    # A budget whose tenth cannot hold a useful cut has no episode rather than a stub.
+    small = as_alice.post("/recall", {"query": "launch plans", "token_budget": 200}).json()
+    assert small["episode"] is None and "# Latest episode" not in small["text"]
