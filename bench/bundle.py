@@ -235,9 +235,9 @@ def markdown(tally: Tally, budgets, categories, groups) -> str:
     head = (
         "| set | budget | "
         + " | ".join(f"cat {c}" for c in categories)
-        + " | **all** | tokens used (mean / max) | ms per bundle |"
+        + " | **all** | answer words | tokens used (mean / max) | ms per bundle |"
     )
-    rule = "| --- | ---: | " + " | ".join("---:" for _ in categories) + " | ---: | ---: | ---: |"
+    rule = "| --- | ---: | " + " | ".join("---:" for _ in categories) + " | ---: | ---: | ---: | ---: |"
     lines = [head, rule]
     for group in groups:
         for budget in budgets:
