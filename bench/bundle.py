@@ -1,7 +1,7 @@
 """What an agent sees: gold evidence inside the recall bundle, per token budget.
 
 usage: nice .venv/bin/python -m bench bundle locomo|madial [--budgets 250 500 1000 2000]
-       [--data-dir DIR] [--conversations 0-9] [--search]
+       [--data-dir DIR] [--conversations 0-9] [--search] [--misses]
 
 An agent does not read a top-k list: ``POST /api/v1/recall`` hands it one bundle cut to a
 token budget (engine/layers/recall.py: build, the function the endpoint calls). For every
@@ -22,6 +22,10 @@ search R@k beside it (the default search, cold and after one heated pass of the 
 
 ``--data-dir`` keeps the ingested stores: a later run with the same data, write recipe and
 model only searches (heat counters reset first). Runs in a throw-away dir otherwise.
+
+``--misses`` locates what the largest budget's bundles leave out: each missing gold turn's rank
+in a search of the question at limit 100 (a high rank: a better packing could reach it; not in
+the top 100: no bundle will).
 """
 
 from __future__ import annotations
@@ -171,6 +175,37 @@ def score_bundles(agent, questions, budgets, group: str, tally: Tally, log=None)
                 log.flush()
 
 
+MISS_BANDS = ((40, "top 40"), (60, "40-59"), (100, "60-99"))
+
+
+def locate_misses(agent, questions, budget: int, misses: dict[tuple[str, str], int]) -> None:
+    """Where the gold turns a ``budget`` bundle leaves out rank in a search of the question at limit
+    100: within reach of a better packing (a high rank) or beyond any bundle (not in the top 100)."""
+    from engine.layers import recall
+    from engine.retrieval.search import search
+    from memories.models import Note
+
+    by_source = {s: n.pk for n in Note.objects.filter(agent_id=agent.pk, is_active=True) for s in n.sources}
+    for question in questions:
+        missing = question.gold - bundle_sources(agent, recall.build(agent, question.text, token_budget=budget))
+        if not missing:
+            continue
+        order = [r.note.pk for r in search(question.text, agent, limit=100, heat=False) if r.via == "match"]
+        for gold in missing:
+            rank = order.index(by_source[gold]) if by_source.get(gold) in order else None
+            band = next((name for top, name in MISS_BANDS if rank is not None and rank < top), "not in top 100")
+            misses[(question.category, band)] += 1
+
+
+def misses_markdown(misses: dict[tuple[str, str], int], categories) -> str:
+    bands = [name for _, name in MISS_BANDS] + ["not in top 100"]
+    lines = ["| category | gold turns missing | " + " | ".join(bands) + " |", "| --- | ---: |" + " ---: |" * len(bands)]
+    for c in categories:
+        counts = [misses.get((c, b), 0) for b in bands]
+        lines.append(f"| {c} | {sum(counts)} | " + " | ".join(str(n) for n in counts) + " |")
+    return "\n".join(lines)
+
+
 def recipe_key(name: str, memories) -> str:
     from engine import runtime
 
@@ -275,6 +310,11 @@ def main() -> None:
         help="try another value of a constant of engine/layers/recall_notes.py (tuning runs only)",
     )
     parser.add_argument("--jsonl", default="", help="append one JSON line per bundle here (runs in parallel)")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="where the largest budget's missing gold turns rank in a search at limit 100",
+    )
     parser.add_argument("logs", nargs="*", help="report: the --jsonl files to merge into the tables")
     args = parser.parse_args()
     if args.benchmark == "report":
@@ -299,12 +339,15 @@ def main() -> None:
         tally, ingest_s = Tally(), 0.0
         rows = [v for v in variants() if v.key in ("full", "heated")]
         search_scores: dict[str, Scores] = defaultdict(lambda: Scores((1, 5, 10, 20)))
+        misses: dict[tuple[str, str], int] = defaultdict(int)
         groups: list[str] = []
         for group, name, memories, questions, path, close in stores(args):
             agent, spent = stored_agent(name, memories, path, close)
             ingest_s += spent
             with open(args.jsonl or os.devnull, "a", encoding="utf-8") as log:
                 score_bundles(agent, questions, args.budgets, group, tally, log)
+            if args.misses:
+                locate_misses(agent, questions, max(args.budgets), misses)
             if args.search:
                 # After the bundles: the heated row warms the store, and bundles are measured cold.
                 evaluate(agent, questions, rows, search_scores[group])
@@ -323,6 +366,12 @@ def main() -> None:
             print(madial_markdown(tally, args.budgets, groups))
         else:
             print(markdown(tally, args.budgets, categories, shown))
+        if args.misses:
+            cats = categories if args.benchmark == "locomo" else groups
+            print(
+                f"\ngold turns missing from the {max(args.budgets)}-token bundle, by their rank in a search at limit 100:\n"
+            )
+            print(misses_markdown(misses, cats))
         if args.search:
             for group in shown if args.benchmark == "locomo" else ["all"]:
                 cats = categories if args.benchmark == "locomo" else groups
