@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from engine import locking
 from engine.errors import InvalidInput
+from engine.llm.statements import split_speaker
 from engine.llm.types import FactTriple
 from engine.text import storable
 from memories import access
@@ -283,17 +284,14 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-_SPEAKER = re.compile(r"\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s")
-
-
 def extract_patterns(text: str, subjects: Sequence[str] = ()) -> list[Triple]:
     """Offline triples: where someone lives or works and how old they are, in plain English, nothing else.
 
     "I" becomes the note's only subject; else, in a conversation turn ("Caroline: I moved to
     Lisbon"), its speaker; else "user".
     """
-    speaker = _SPEAKER.match(text)
-    me = subjects[0] if len(subjects) == 1 else speaker[1] if speaker else "user"
+    speaker, _ = split_speaker(text)
+    me = subjects[0] if len(subjects) == 1 else speaker or "user"
     found: list[Triple] = []
     for pattern, relation in _PATTERNS:
         for match in pattern.finditer(text):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from engine.llm.contradiction_rules import contradiction
-from engine.llm.statements import _SPEAKER, EN_STOP, USER, Statement, read, stem
+from engine.llm.statements import EN_STOP, USER, Statement, read, split_speaker, stem
 
 SLACK = 1
 # At most this many content words of one text missing from the other: a merge a person may
@@ -66,6 +66,6 @@ def restates(a: str, b: str) -> bool:
 def _spoken_words(text: str) -> set[str]:
     """Content words with the subject, and the speaker of a turn ("John: The people around me …"
     is about John as much as "John thinks …" is)."""
-    speaker = _SPEAKER.match(text.strip())
-    named = {stem(w) for w in speaker.group(1).casefold().split()} if speaker else set()
+    speaker, _ = split_speaker(text.strip())
+    named = {stem(w) for w in speaker.casefold().split()} if speaker else set()
     return _all_words(read(text)) | named

@@ -23,7 +23,18 @@ from engine.llm import stop_words
 
 USER = "user"
 
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+")
+# A conversation turn written with its speaker ("Caroline: I moved to Lisbon"): one or two
+# capitalised words and a colon. The one rule for it: statements, same-statement checks and fact
+# patterns all read the speaker with ``split_speaker``.
+SPEAKER = re.compile(r"^\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+")
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """The turn's speaker as written (None when it names none) and the text after it."""
+    match = SPEAKER.match(text)
+    return (match.group(1), text[match.end() :]) if match else (None, text)
+
+
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # Hyphenated words stay whole: "dairy-free" is not "dairy".
 _EN_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*(?::\d+)?|[^\W_]+", re.IGNORECASE)
@@ -525,11 +536,9 @@ def _subject(tokens: list[str], me: str, zh: bool) -> tuple[str, int]:
 
 def read(text: str, *, me: str = USER) -> Statement:
     """The statement ``text`` makes; ``me`` is who "I" is when the text does not say (no speaker)."""
-    body = text.strip()
-    speaker = _SPEAKER.match(body)
+    speaker, body = split_speaker(text.strip())
     if speaker:
-        me = speaker.group(1).casefold()
-        body = body[speaker.end() :]
+        me = speaker.casefold()
     zh = bool(_HAN.search(body))
     tokens = _tokens(body)
     subject, used = _subject(tokens, me.casefold(), zh)
