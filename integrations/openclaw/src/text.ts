@@ -147,3 +147,12 @@ export function roughTokens(text: string): number {
 export function percent(x: number | undefined): string {
   return typeof x === "number" ? `${Math.round(x * 100)}%` : "?";
 }
+
+/** One search hit as the model reads it. A match with no similarity was found by its words alone
+ * (amem does not embed a query its dense model cannot read, such as Chinese on the English-only
+ * default), so "similarity 0%" would tell the model it is unrelated. */
+export function hitLine(h: Hit, i: number): string {
+  const via = h.via === "link" ? ", via a link" : "";
+  const how = h.via !== "link" && h.similarity === 0 ? "matched by its words" : `similarity ${percent(h.similarity)}`;
+  return `${i + 1}. ${h.content} (${how}${via}, id: ${h.id})`;
+}

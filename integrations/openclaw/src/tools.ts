@@ -11,7 +11,7 @@ import type { AmemClient } from "./client.js";
 import type { Resolved } from "./config.js";
 import type { ToolParameters as TSchema, ToolResult } from "./sdk.js";
 import type { CallContext, PluginState } from "./state.js";
-import { percent, type Hit } from "./text.js";
+import { hitLine, type Hit } from "./text.js";
 
 type Params = Record<string, unknown>;
 type Done = { text: string; details: unknown };
@@ -65,11 +65,6 @@ type Note = {
 
 function noteLine(n: Note, i: number): string {
   return `${i + 1}. ${n.content} (id: ${n.id}${n.created_at ? `, ${n.created_at.slice(0, 10)}` : ""})`;
-}
-
-function hitLine(h: Hit, i: number): string {
-  const via = h.via === "link" ? ", via a link" : "";
-  return `${i + 1}. ${h.content} (similarity ${percent(h.similarity)}${via}, id: ${h.id})`;
 }
 
 function counts(c: Record<string, number> | undefined): string {

@@ -18,7 +18,7 @@ import {
 import { amemAgentId } from "../src/identity.js";
 import { CONFIG_JSON_SCHEMA, UI_HINTS } from "../src/schema.js";
 import { blockedHooks, memoryCoreEnabled, selfCheck } from "../src/selfcheck.js";
-import { MAX_QUERY_CHARS, recallQuery, toolCalls } from "../src/text.js";
+import { MAX_QUERY_CHARS, hitLine, recallQuery, toolCalls } from "../src/text.js";
 import { TOOL_NAMES } from "../src/tools.js";
 import { fakeApi, GOOD_CONFIG } from "./helpers/fake-api.js";
 
@@ -298,5 +298,13 @@ describe("recallQuery", () => {
     assert.equal(recallQuery(long).length, MAX_QUERY_CHARS);
     assert.ok(recallQuery(long).startsWith("what did I say about Lisbon?"));
     assert.equal(recallQuery("<amem-memory>old</amem-memory> hello"), "hello");
+  });
+});
+
+describe("hitLine", () => {
+  it("says a match without similarity was found by its words, not that it is 0% similar", () => {
+    assert.equal(hitLine({ id: "n1", content: "我们周二开会", similarity: 0, via: "match" }, 0), "1. 我们周二开会 (matched by its words, id: n1)");
+    assert.equal(hitLine({ id: "n2", content: "Tea", similarity: 0.42, via: "match" }, 1), "2. Tea (similarity 42%, id: n2)");
+    assert.equal(hitLine({ id: "n3", content: "Cake", similarity: 0.3, via: "link" }, 2), "3. Cake (similarity 30%, via a link, id: n3)");
   });
 });
