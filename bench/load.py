@@ -16,7 +16,9 @@ pipeline) or ``recall`` (POST /recall: the agent's bundle, 1,000 tokens). Loopba
 Meanwhile it samples pg_stat_activity for the server's database every 0.2 s.
 
 Reports: requests, errors (any non-2xx or transport failure), req/s, p50/p95/max latency per
-kind, and the most connections the server held against AMEM_DB_POOL_SIZE. Exits 1 on any
+kind, the most connections the server held against AMEM_DB_POOL_SIZE, and the CPU time per
+request of the serving process and of the database's backends (from /proc, Linux): on a shared
+machine req/s follows the load, the CPU a request costs much less. Exits 1 on any
 error or if the connections ever exceeded the pool.
 """
 
@@ -27,6 +29,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -81,6 +84,29 @@ class ConnectionSampler(threading.Thread):
                 time.sleep(0.2)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process so far (0 if it is gone or /proc is not there)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
+def backend_pids(database: str) -> list[int]:
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (database,)).fetchall()
+    return [row[0] for row in rows]
+
+
+def serving_pid(master: int) -> int:
+    """gunicorn's one worker: the master's child."""
+    children = subprocess.run(["pgrep", "-P", str(master)], check=False, capture_output=True, text=True).stdout.split()
+    return int(children[0]) if children else master
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16)
@@ -117,6 +143,9 @@ def main() -> int:
         lock = threading.Lock()
         sampler = ConnectionSampler(server.database)
         sampler.start()
+        assert server.process is not None
+        worker = serving_pid(server.process.pid)
+        cpu_before = {pid: cpu_seconds(pid) for pid in [worker, *backend_pids(server.database)]}
         end = time.monotonic() + args.seconds
 
         def client(n: int) -> None:
@@ -142,6 +171,9 @@ def main() -> int:
         with ThreadPoolExecutor(args.clients) as pool:
             list(pool.map(client, range(args.clients)))
         elapsed = time.monotonic() - started
+        # Backends opened during the run count from 0; the sampler's own connection is another database.
+        server_cpu = cpu_seconds(worker) - cpu_before[worker]
+        db_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in backend_pids(server.database))
         sampler.done.set()
         sampler.join()
 
@@ -159,6 +191,8 @@ def main() -> int:
             "req_per_s": round(total / elapsed, 1),
             "max_connections_seen": max(sampler.samples, default=0),
             "connection_samples": len(sampler.samples),
+            "server_cpu_ms_per_request": round(1000 * server_cpu / max(total, 1), 2),
+            "db_cpu_ms_per_request": round(1000 * db_cpu / max(total, 1), 2),
         }
         for kind, values in latencies.items():
             report[kind] = {

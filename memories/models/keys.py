@@ -8,12 +8,18 @@ Each concrete key names its owner's foreign key in ``OWNER`` and the text its ra
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import secrets
 from typing import Any, ClassVar, Self
 
 from django.db import models
 from django.utils import timezone
+
+# How stale ``last_used_at`` may get: the key's use is written at most once per this span, not on
+# every request, where it was a write and a commit per request (docs/benchmarks.md, "Where the
+# time goes").
+USE_RECORD_EVERY = dt.timedelta(minutes=1)
 
 
 def hash_key(raw: str) -> str:
@@ -57,14 +63,16 @@ class BearerKey(models.Model):
 
     @classmethod
     def authenticate(cls, raw: str) -> Self | None:
-        """The live key matching ``raw`` whose owner is active; records its use."""
+        """The live key matching ``raw`` whose owner is active; records its use (to the minute)."""
         key = (
             cls._default_manager.select_related(cls.OWNER)
             .filter(hashed=hash_key(raw), revoked_at__isnull=True, **{f"{cls.OWNER}__is_active": True})
             .first()
         )
-        if key is not None:
-            cls._default_manager.filter(pk=key.pk).update(last_used_at=timezone.now())
+        now = timezone.now()
+        if key is not None and (key.last_used_at is None or now - key.last_used_at >= USE_RECORD_EVERY):
+            cls._default_manager.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
         return key
 
     @property

@@ -7,6 +7,7 @@ import hashlib
 import pytest
 
 from memories.models import Agent, ApiKey, Gateway, GatewayKey, Note
+from memories.models.keys import USE_RECORD_EVERY
 from tests.memories.api.conftest import AgentClient
 
 TEXT = "The staging database runs PostgreSQL 16 on a dedicated host."
@@ -101,6 +102,23 @@ def test_a_used_key_records_when(alice, store):
     AgentClient(raw).get("/memories/count")
     key.refresh_from_db()
     assert key.last_used_at is not None
+
+
+def test_a_key_in_steady_use_is_recorded_once_a_minute(alice, store):
+    """Not a write per request: the use is kept to the minute (memories/models/keys.py)."""
+    key, raw = ApiKey.issue(alice)
+    client = AgentClient(raw)
+    client.get("/memories/count")
+    key.refresh_from_db()
+    first = key.last_used_at
+    client.get("/memories/count")
+    key.refresh_from_db()
+    assert key.last_used_at == first
+    # A minute later the next request records it again.
+    ApiKey.objects.filter(pk=key.pk).update(last_used_at=first - USE_RECORD_EVERY)
+    client.get("/memories/count")
+    key.refresh_from_db()
+    assert key.last_used_at > first
 
 
 @pytest.mark.parametrize(
