@@ -67,19 +67,24 @@ def main() -> None:
     _, questions = corpus(Path(args.locomo))
     agent = Agent.objects.order_by("pk").first()
     assert agent is not None, "an empty store: fill it with bench/search.py --data-dir first"
+    from engine import runtime
+
+    runtime.embedder().encode_one("load the model")  # the model's share of RSS, before the index opens
+    before_index, _ = memory_mb()
     p50, p95, mean = measure(questions[: args.queries + 10], agent.pk, args.limit)
     rss, peak = memory_mb()
     print(
         f"search: p50 {p50:.1f} ms, p95 {p95:.1f} ms, mean {mean:.1f} ms ({args.queries} queries, limit {args.limit})"
     )
-    print(f"memory: RSS {rss:.0f} MB now, {peak:.0f} MB at peak; disk: {disk_mb(data_dir):.0f} MB in {data_dir}")
+    print(
+        f"memory: RSS {rss:.0f} MB now ({before_index:.0f} MB before the index opened: Python, Django, the model), "
+        f"{peak:.0f} MB at peak; disk: {disk_mb(data_dir):.0f} MB in {data_dir}"
+    )
     with tempfile.TemporaryDirectory(prefix="amem-ops-", dir=data_dir.parent) as scratch:
         target = Path(scratch) / "backup"
         took, said = timed_command("amem_backup", str(target))
         print(f"amem_backup: {took:.1f} s, {disk_mb(target):.0f} MB ({said})", flush=True)
         if not args.skip_restore:
-            from engine import runtime
-
             runtime.close_store()
             took, said = timed_command("amem_restore", str(target), "--yes")
             print(f"amem_restore (database, then amem_reindex --recreate): {took:.1f} s ({said})", flush=True)

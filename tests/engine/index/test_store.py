@@ -226,6 +226,47 @@ def test_an_edge_index_survives_reopening(tmp_path):
     again.close()
 
 
+def _dense_config(shard_dir) -> dict:
+    import json
+
+    return json.loads((shard_dir / "edge_config.json").read_text())["vectors"]["dense"]
+
+
+def test_an_edge_index_keeps_float_vectors_on_disk_and_int8_copies_in_memory(tmp_path):
+    s = EdgeStore(tmp_path / "q", "m", DIM)
+    s.ensure_collection(C)
+    s.close()
+    dense = _dense_config(tmp_path / "q" / C)
+    assert dense["memory"] == "cold"
+    assert dense["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "pinned"}}
+
+
+def test_an_edge_index_made_with_qdrants_default_placement_takes_the_products_when_opened(tmp_path):
+    import json
+
+    import qdrant_edge as q
+
+    from engine.index.store import META_FILE, EdgeStore
+
+    folder = tmp_path / "q" / C
+    old = q.EdgeShard.create(
+        str(folder),
+        q.EdgeConfig(
+            vectors={"dense": q.EdgeVectorParams(size=DIM, distance=q.Distance.Cosine)},
+            sparse_vectors={"sparse": q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+        ),
+    )
+    old.close()
+    s = EdgeStore(tmp_path / "q", "m", DIM)
+    (folder / META_FILE).write_text(json.dumps(s.meta().as_dict()))
+    p = point("kept across the change", unit(5))
+    s.upsert(C, [p])
+    assert [h.id for h in s.query_dense(C, unit(5), IndexFilter(), 1)] == [p.id]
+    s.close()
+    assert _dense_config(folder)["memory"] == "cold"
+    assert "scalar" in _dense_config(folder)["quantization_config"]
+
+
 def test_a_second_process_opening_the_edge_index_gets_a_clear_error(tmp_path):
     import subprocess
     import sys
