@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from engine import locking, runtime
@@ -162,14 +162,20 @@ def sync_dirty(
     result = SyncResult()
     if not runtime.index_available():
         return result
-    seen: set = set()
+    # A cursor past the last batch, not a list of the notes seen: a note left dirty (its row was
+    # busy) waits for the next sync either way, and the query stays one walk of the dirty-notes
+    # index from the cursor. Excluding a growing list of seen ids made each batch dearer: at
+    # 90,000 seen a batch's query took 1.2 s, most of a rebuild's time (docs/benchmarks.md).
+    after: tuple | None = None
     while limit is None or result.indexed < limit:
         pending = (among if among is not None else Note.objects.all()).filter(index_dirty=True)
+        if after is not None:
+            pending = pending.filter(Q(updated_at__gt=after[0]) | Q(pk__gt=after[1]), updated_at__gte=after[0])
         size = BATCH if limit is None else min(BATCH, limit - result.indexed)
-        notes = list(pending.exclude(pk__in=seen).order_by("updated_at")[:size])
+        notes = list(pending.order_by("updated_at", "pk")[:size])
         if not notes:
             break
-        seen.update(n.pk for n in notes)
+        after = (notes[-1].updated_at, notes[-1].pk)
         try:
             apply(notes)
         except AmemError as exc:

@@ -181,8 +181,10 @@ class Note(models.Model):
     class Meta:
         ordering = ["-created_at"]
         indexes = [
-            # engine/index_sync.py: the indexer scans dirty notes.
-            models.Index(fields=["index_dirty"], name="note_dirty_idx", condition=models.Q(index_dirty=True)),
+            # engine/index_sync/indexer.py walks the dirty notes in this order from a cursor.
+            models.Index(
+                fields=["updated_at", "id"], name="note_dirty_order_idx", condition=models.Q(index_dirty=True)
+            ),
             # L1 dedup looks up a hash among an agent's active notes.
             models.Index(fields=["agent_id", "content_hash"], name="note_agent_hash_idx"),
             # Nightly jobs walk an agent's active notes by day.

@@ -152,3 +152,23 @@ def test_a_process_that_dies_after_the_commit_loses_nothing(tmp_path):
     healed = _manage(env, "amem_search", "--agent", "crashy", "died right after this commit")
     assert healed.returncode == 0, healed.stderr
     assert "The process died right after this commit." in healed.stdout
+
+
+def test_a_sync_asks_for_each_batch_with_a_query_that_does_not_grow(alice, store, monkeypatch):
+    """A rebuild ran at 110–155 notes a second: each batch's query excluded every note seen so far,
+    at 90,000 seen 1.2 s a batch. Now it starts after the last batch's note, so every batch's
+    query carries as many values as the second one, and every note is still indexed once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for i in range(7):
+        add_episodic(f"Memory number {i} written before the rebuild.", alice)
+    Note.objects.all().mark_dirty()
+    monkeypatch.setattr(indexer, "BATCH", 2)
+    with CaptureQueriesContext(connection) as queries:
+        result = indexer.sync_dirty()
+    assert result.indexed == 7
+    assert Note.objects.dirty().count() == 0
+    batches = [q["sql"] for q in queries if q["sql"].startswith("SELECT") and "LIMIT 2" in q["sql"]]
+    assert len(batches) == 5  # four of 2, 2, 2, 1 notes, and the empty one that ends the loop
+    assert len({len(sql) for sql in batches[1:]}) == 1, "a later batch's query grew"
