@@ -22,16 +22,20 @@ NEW = "Alice's dog Rex is a four-year-old beagle."
 MERGED = "Alice has a dog named Rex, a four-year-old beagle."
 
 
+def flagged(agent, content: str, vector, against: Note, **fields) -> Note:
+    """A newer note waiting for a merge decision against ``against`` (L2.5)."""
+    return put(agent, content, vector, pending_merge=True, merge_candidate=against, **fields)
+
+
 @pytest.fixture
 def pair(alice):
     """An older note and a newer one flagged against it (L2.5), with links on both sides."""
     old = put(alice, OLD, axis(0), created_at=timezone.now() - timedelta(days=40), sources=["m1"], retrieval_count=3)
-    new = put(
+    new = flagged(
         alice,
         NEW,
         near(0, 0.8, 1),
-        pending_merge=True,
-        merge_candidate=old,
+        old,
         merge_similarity=0.8,
         sources=["m2"],
         retrieval_count=2,
@@ -210,12 +214,11 @@ def test_a_failure_in_the_middle_of_a_merge_leaves_no_partial_merge(alice, pair,
 def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, provider, monkeypatch):
     _old, new = pair
     other_old = put(alice, "The staging server runs Debian 12.", axis(9))
-    second = put(
+    second = flagged(
         alice,
         "Staging runs Debian 12 with a backports kernel.",
         near(9, 0.8, 10),
-        pending_merge=True,
-        merge_candidate=other_old,
+        other_old,
         created_at=timezone.now() + timedelta(seconds=1),
     )
     wrote(alice, timezone.now() - timedelta(minutes=5))
@@ -237,11 +240,9 @@ def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, prov
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_left_for_a_person(alice):
     old = put(alice, "Alice's dog is named Rex.", axis(0))
-    new = put(
-        alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), pending_merge=True, merge_candidate=old
-    )
+    new = flagged(alice, "Alice's dog is named Rex. Rex is a beagle.", near(0, 0.8, 1), old)
     other = put(alice, "Alice is allergic to peanuts.", axis(9))
-    reworded = put(alice, "Alice has a peanut allergy.", near(9, 0.8, 10), pending_merge=True, merge_candidate=other)
+    reworded = flagged(alice, "Alice has a peanut allergy.", near(9, 0.8, 10), other)
     row = resolve(alice)
     old.refresh_from_db()
     assert row.outcome == "ok" and row.counts["merged"] == 1 and row.counts["left_for_review"] == 1
@@ -254,17 +255,14 @@ def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_lef
 def test_offline_two_notes_that_each_add_details_are_both_kept_and_a_paraphrase_waits(alice):
     """Two observations of one person in one conversation are two memories; a rewording waits."""
     climb = put(alice, "Andrew recently took a rock climbing class and made it to the top of the wall.", axis(0))
-    photo = put(
+    photo = flagged(
         alice,
         "Andrew shared a photo of the view from the top of the rock he climbed with friends.",
         near(0, 0.8, 1),
-        pending_merge=True,
-        merge_candidate=climb,
+        climb,
     )
     studio = put(alice, "Jon started his own dance studio.", axis(2))
-    opened = put(
-        alice, "Jon opened a dance studio of his own.", near(2, 0.8, 3), pending_merge=True, merge_candidate=studio
-    )
+    opened = flagged(alice, "Jon opened a dance studio of his own.", near(2, 0.8, 3), studio)
     row = resolve(alice)
     assert row.outcome == "ok" and row.counts["left_for_review"] == 1 and row.counts["new"] == 1
     photo.refresh_from_db()
