@@ -1,7 +1,7 @@
 """What an agent sees: gold evidence inside the recall bundle, per token budget.
 
 usage: nice .venv/bin/python -m bench bundle locomo|madial [--budgets 250 500 1000 2000]
-       [--data-dir DIR] [--conversations 0-9] [--search] [--misses]
+       [--data-dir DIR] [--conversations 0-9] [--search] [--misses] [--ceiling]
 
 An agent does not read a top-k list: ``POST /api/v1/recall`` hands it one bundle cut to a
 token budget (engine/layers/recall.py: build, the function the endpoint calls). For every
@@ -26,6 +26,11 @@ model only searches (heat counters reset first). Runs in a throw-away dir otherw
 ``--misses`` locates what the largest budget's bundles leave out: each missing gold turn's rank
 in a search of the question at limit 100 (a high rank: a better packing could reach it; not in
 the top 100: no bundle will).
+
+``--ceiling`` bounds what any packing or re-ranking of today's candidates could reach: the share of
+gold evidence among the first N matches of a search at limit 100 (N = 10, 30, 40, 60, 100). A
+bundle of a given budget holds about as many notes as one of these cut-offs; evidence the top 100
+does not hold needs new candidates, not a better order.
 """
 
 from __future__ import annotations
@@ -197,6 +202,34 @@ def locate_misses(agent, questions, budget: int, misses: dict[tuple[str, str], i
             misses[(question.category, band)] += 1
 
 
+CEILING_CUTS = (10, 30, 40, 60, 100)
+
+
+def gather_ceiling(agent, questions, ceiling: dict[tuple[int, str], list[float]]) -> None:
+    """Per question and cut-off N: the share of its gold evidence among the search's first N matches."""
+    from engine.retrieval.search import search
+    from memories.models import Note
+
+    sources = {n.pk: set(n.sources) for n in Note.objects.filter(agent_id=agent.pk, is_active=True)}
+    for question in questions:
+        order = [r.note.pk for r in search(question.text, agent, limit=max(CEILING_CUTS), heat=False) if r.via == "match"]
+        for cut in CEILING_CUTS:
+            found = set().union(*(sources.get(pk, set()) for pk in order[:cut]))
+            ceiling[(cut, question.category)].append(len(question.gold & found) / len(question.gold))
+
+
+def ceiling_markdown(ceiling: dict[tuple[int, str], list[float]], categories) -> str:
+    # LoCoMo's categories are numbers ("cat 1"); MADial's groups are languages, named as they are.
+    lines = ["| first N matches | " + " | ".join(f"cat {c}" if c.isdigit() else c for c in categories) + " | **all** |"]
+    lines.append("| ---: |" + " ---: |" * (len(categories) + 1))
+    for cut in CEILING_CUTS:
+        cells = [statistics.fmean(ceiling[(cut, c)]) if ceiling.get((cut, c)) else float("nan") for c in categories]
+        every = [v for c in categories for v in ceiling.get((cut, c), [])]
+        overall = statistics.fmean(every) if every else float("nan")
+        lines.append(f"| {cut} | " + " | ".join(f"{v:.3f}" for v in cells) + f" | **{overall:.3f}** |")
+    return "\n".join(lines)
+
+
 def misses_markdown(misses: dict[tuple[str, str], int], categories) -> str:
     bands = [name for _, name in MISS_BANDS] + ["not in top 100"]
     lines = ["| category | gold turns missing | " + " | ".join(bands) + " |", "| --- | ---: |" + " ---: |" * len(bands)]
@@ -315,6 +348,11 @@ def main() -> None:
         action="store_true",
         help="where the largest budget's missing gold turns rank in a search at limit 100",
     )
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="gold evidence among the first 10/30/40/60/100 matches of a search at limit 100",
+    )
     parser.add_argument("logs", nargs="*", help="report: the --jsonl files to merge into the tables")
     args = parser.parse_args()
     if args.benchmark == "report":
@@ -340,6 +378,7 @@ def main() -> None:
         rows = [v for v in variants() if v.key in ("full", "heated")]
         search_scores: dict[str, Scores] = defaultdict(lambda: Scores((1, 5, 10, 20)))
         misses: dict[tuple[str, str], int] = defaultdict(int)
+        ceiling: dict[tuple[int, str], list[float]] = defaultdict(list)
         groups: list[str] = []
         for group, name, memories, questions, path, close in stores(args):
             agent, spent = stored_agent(name, memories, path, close)
@@ -348,6 +387,8 @@ def main() -> None:
                 score_bundles(agent, questions, args.budgets, group, tally, log)
             if args.misses:
                 locate_misses(agent, questions, max(args.budgets), misses)
+            if args.ceiling:
+                gather_ceiling(agent, questions, ceiling)
             if args.search:
                 # After the bundles: the heated row warms the store, and bundles are measured cold.
                 evaluate(agent, questions, rows, search_scores[group])
@@ -372,6 +413,10 @@ def main() -> None:
                 f"\ngold turns missing from the {max(args.budgets)}-token bundle, by their rank in a search at limit 100:\n"
             )
             print(misses_markdown(misses, cats))
+        if args.ceiling:
+            cats = categories if args.benchmark == "locomo" else groups
+            print("\ngold evidence among the first N matches of a search at limit 100 (any packing's ceiling):\n")
+            print(ceiling_markdown(ceiling, cats))
         if args.search:
             for group in shown if args.benchmark == "locomo" else ["all"]:
                 cats = categories if args.benchmark == "locomo" else groups
