@@ -212,7 +212,9 @@ def gather_ceiling(agent, questions, ceiling: dict[tuple[int, str], list[float]]
 
     sources = {n.pk: set(n.sources) for n in Note.objects.filter(agent_id=agent.pk, is_active=True)}
     for question in questions:
-        order = [r.note.pk for r in search(question.text, agent, limit=max(CEILING_CUTS), heat=False) if r.via == "match"]
+        order = [
+            r.note.pk for r in search(question.text, agent, limit=max(CEILING_CUTS), heat=False) if r.via == "match"
+        ]
         for cut in CEILING_CUTS:
             found = set().union(*(sources.get(pk, set()) for pk in order[:cut]))
             ceiling[(cut, question.category)].append(len(question.gold & found) / len(question.gold))
