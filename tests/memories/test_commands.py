@@ -85,10 +85,26 @@ def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db, offline
     assert "exists" in second and "key" not in second.split("demo agent")[1].split("\n")[0]
     assert Note.objects.filter(agent_id="demo").count() == demo_count
     results = run("amem_search", "--agent", "demo", "what coffee does alex like")
-    assert "flat white" in results.splitlines()[0]
+    header, first, second, *_ = results.splitlines()
+    assert header.split()[:3] == ["score", "cosine", "via"] and "flat white" in first
+    # Ranked by the fused score, which is the first column: it never rises down the list.
+    assert float(first.split()[0]) >= float(second.split()[0])
 
 
-def test_search_goes_through_the_server_when_it_owns_the_index(alice, store, live_server, settings, monkeypatch):
+@pytest.fixture
+def server_search_bound():
+    """The live server's search view, imported before a test patches ``engine.retrieval.search.search``.
+
+    The server runs in this process and its view binds ``search`` when its module is first imported.
+    Imported after the patch (this file run on its own), the server would search with the patched
+    function too and these tests would fail; imported first (the whole suite), it keeps the real one.
+    """
+    import memories.api.local  # noqa: F401
+
+
+def test_search_goes_through_the_server_when_it_owns_the_index(
+    alice, store, live_server, settings, monkeypatch, server_search_bound
+):
     settings.AMEM_SERVER_URL = live_server.url
     run("amem_add", "--agent", "alice", "The greenhouse heater turns on below five degrees.")
 
@@ -100,7 +116,9 @@ def test_search_goes_through_the_server_when_it_owns_the_index(alice, store, liv
     assert rows[0]["content"] == "The greenhouse heater turns on below five degrees."
 
 
-def test_search_asks_a_running_server_first_without_searching_here(alice, store, live_server, settings, monkeypatch):
+def test_search_asks_a_running_server_first_without_searching_here(
+    alice, store, live_server, settings, monkeypatch, server_search_bound
+):
     from memories.local_bridge import local_token
 
     settings.AMEM_SERVER_URL = live_server.url

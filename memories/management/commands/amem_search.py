@@ -29,11 +29,17 @@ class Command(AmemCommand):
         rows = answer["results"] if answer is not None else self._search_here(payload)
         if not rows:
             self.stdout.write("no memories found")
+        elif not options["json"]:
+            # The rank follows the fused score; the cosine alone can run out of order beside it
+            # (a note BM25 finds ranks above a closer vector), so both are shown and named.
+            self.stdout.write("score  cosine  via    id                                    content")
         for row in rows:
             if options["json"]:
                 self.stdout.write(json.dumps(row, ensure_ascii=False))
             else:
-                self.stdout.write(f"{row['similarity']:5.2f}  {row['via']:5}  {row['id']}  {row['content']}")
+                self.stdout.write(
+                    f"{row['score']:5.2f}  {row['similarity']:6.2f}  {row['via']:5}  {row['id']}  {row['content']}"
+                )
 
     def _search_here(self, payload: dict) -> list[dict]:
         from engine.retrieval.search import search  # imported here: loading it loads the model's stack
