@@ -23,7 +23,7 @@ from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, VectorStore, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.retrieval.candidates import Candidate, visible_candidates
-from engine.retrieval.dates import named_windows, within
+from engine.retrieval.dates import Window, named_windows, overlap, told_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
@@ -157,6 +157,19 @@ def embed_query(query: str) -> np.ndarray:
 
 
 @metrics.timed(metrics.SEARCH_SECONDS)
+def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[str]:
+    """The candidates from the time the query names: said then, or telling of it in their own words
+    (engine/retrieval/dates.py). Their text is read only for a query that names a time."""
+    if not windows:
+        return set()
+    found = {n.key for n in candidates if within(n.created_at, windows)}
+    others = {n.pk: n for n in candidates if n.key not in found}
+    for pk, content in Note.objects.filter(pk__in=list(others)).values_list("pk", "content"):
+        if overlap(told_windows(content, others[pk].created_at), windows):
+            found.add(others[pk].key)
+    return found
+
+
 def search(
     query: str,
     agent: Agent,
@@ -215,7 +228,8 @@ def search(
     candidates = [n for n in visible if topics_allow(n, topics)]
     now = timezone.now()
     windows = named_windows(query, today=now.date()) if ranking.date_boost > 0 else []
-    dated = {n.key: ranking.date_boost if windows and within(n.created_at, windows) else 0.0 for n in candidates}
+    from_then = from_named_time(candidates, windows)
+    dated = {n.key: ranking.date_boost if n.key in from_then else 0.0 for n in candidates}
     weight = ranking.heat_weight(cfg)
     # Heat only breaks (near-)ties: its bonus is below one step (engine/retrieval/heat.py).
     heats = {n.key: heat_bonus(n, now, weight, step) for n in candidates}

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from bench.pipeline import FULL
-from engine.retrieval.dates import named_windows, within
+from engine.retrieval.dates import named_windows, overlap, told_windows, within
 from engine.retrieval.search import search
 
 from .conftest import QUERY, at_angle, put
@@ -131,3 +131,66 @@ def test_a_match_from_yesterday_ranks_first(alice, store):
         ranking=plain,
     )
     assert [r.note for r in results] == [older_and_closer, from_yesterday]
+
+
+def test_a_note_tells_of_the_days_its_words_name_read_against_when_it_was_said():
+    said = dt.datetime(2023, 2, 1, 10, 0, tzinfo=dt.UTC)
+    assert told_windows('Two weeks ago I read "Avalanche" in one sitting!', said) == [(D(2023, 1, 15), D(2023, 1, 21))]
+    assert told_windows("Yesterday we got back from Rio.", said) == [(D(2023, 1, 30), D(2023, 2, 1))]
+    assert told_windows("We moved here on 7 July 2020.", said) == [(D(2020, 7, 6), D(2020, 7, 8))]
+    assert told_windows("The harbour trip was lovely.", said) == []
+
+
+def test_overlap_needs_a_shared_day():
+    january = [(D(2023, 1, 1), D(2023, 1, 31))]
+    assert overlap([(D(2022, 12, 28), D(2023, 1, 1))], january)
+    assert not overlap([(D(2023, 2, 1), D(2023, 2, 3))], january)
+    assert not overlap([], january)
+
+
+def test_a_note_telling_of_the_named_month_ranks_first_though_said_after_it(alice, store):
+    february = dt.datetime(2023, 2, 1, 14, 0, tzinfo=dt.UTC)
+    # Both were said in February; only one tells of January, and it is the weaker match.
+    closer = put(alice, "I read a harbour book, the harbour book I liked.", at_angle(5), created_at=february)
+    told_of_january = put(alice, "Two weeks ago I read a harbour book.", at_angle(30), created_at=february)
+    query = "Which harbour book did she read in January 2023?"
+    results = search(query, alice, limit=2, heat=False, query_vector=QUERY, explain=True)
+    assert [r.note for r in results] == [told_of_january, closer]
+    assert results[0].explain["date"] == 1.0 and results[1].explain["date"] == 0.0
+    plain = replace(FULL, date_boost=0.0)
+    assert search(query, alice, limit=1, heat=False, query_vector=QUERY, ranking=plain)[0].note == closer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "On 1 February, 2023",
+        "June 26, 2023",
+        "2023-07-07",
+        "2023年7月7日",
+        "in May 2023",
+        "yesterday",
+        "Last night we talked",
+        "the day before yesterday",
+        "3 days ago",
+        "two weeks ago",
+        "a month ago",
+        "last Friday",
+        "last week",
+        "last month",
+        "昨天",
+        "前天",
+        "大前天",
+        "十五天前",
+        "两周前",
+        "三个星期之前",
+        "一个月以前",
+        "上周五",
+        "上个星期天",
+        "上周",
+        "上个月",
+    ],
+)
+def test_the_quick_check_lets_every_date_through(text):
+    said = dt.datetime.combine(MONDAY, dt.time(12), tzinfo=dt.UTC)
+    assert told_windows(f"We met {text}.", said) == named_windows(f"We met {text}.", today=MONDAY) != []

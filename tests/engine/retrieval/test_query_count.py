@@ -29,3 +29,16 @@ def test_read_back_and_link_walk_do_not_grow_with_the_results(alice, store):
     # dirty check, the candidates' rows, the links between them, the matches read whole,
     # two link levels (links + targets each), the heat bump (lock the free rows, then UPDATE)
     assert small == large <= 9
+
+
+def test_a_query_naming_a_time_reads_the_candidates_text_once(alice, store):
+    # The candidates' own words are read for the dates they tell of: one query, however many.
+    for i in range(30):
+        put(alice, f"Harbour note number {i}, two weeks ago.", at_angle(i))
+    search("harbour", alice, limit=1, query_vector=QUERY)  # anything left to index is synced here
+    counts = []
+    for query in ("harbour", "harbour in January 2023"):
+        with CaptureQueriesContext(connection) as captured:
+            search(query, alice, limit=20, query_vector=QUERY, heat=False)
+        counts.append(len(captured.captured_queries))
+    assert counts[1] == counts[0] + 1
