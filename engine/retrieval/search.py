@@ -156,7 +156,6 @@ def embed_query(query: str) -> np.ndarray:
     )  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
 
 
-@metrics.timed(metrics.SEARCH_SECONDS)
 def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[str]:
     """The candidates from the time the query names: said then, or telling of it in their own words
     (engine/retrieval/dates.py). Their text is read only for a query that names a time."""
@@ -170,6 +169,7 @@ def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[s
     return found
 
 
+@metrics.timed(metrics.SEARCH_SECONDS)
 def search(
     query: str,
     agent: Agent,
