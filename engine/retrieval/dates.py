@@ -85,7 +85,8 @@ def named_windows(query: str, today: dt.date | None = None) -> list[Window]:
 
 
 # Relative dates. Each pattern's text is blanked once it is read, so "the day before yesterday"
-# is not also "yesterday", nor 大前天 also 前天, nor 上周五 also 上周.
+# is not also "yesterday", nor 大前天 also 前天, nor 上周五 also 上周. A new pattern's words must
+# also pass _MAY_NAME_A_DATE below (tests/engine/retrieval/test_dates.py checks every tested case).
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _COUNT = r"(\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
 _HAN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}

@@ -19,26 +19,26 @@ pytestmark = pytest.mark.django_db
 D = dt.date
 
 
-@pytest.mark.parametrize(
-    ("query", "windows"),
-    [
-        ("What did Gina find on 1 February, 2023?", [(D(2023, 1, 31), D(2023, 2, 2))]),
-        ("What did Audrey set up on June 26, 2023?", [(D(2023, 6, 25), D(2023, 6, 27))]),
-        ("What news did Evan share on 9th December 2023?", [(D(2023, 12, 8), D(2023, 12, 10))]),
-        ("Plans made on 2023-07-07", [(D(2023, 7, 6), D(2023, 7, 8))]),
-        ("2023年7月7日做了什么", [(D(2023, 7, 6), D(2023, 7, 8))]),
-        ("What did John host in May 2023?", [(D(2023, 5, 1), D(2023, 5, 31))]),
-        ("Trips in Sept. 2022 and Dec 2022", [(D(2022, 9, 1), D(2022, 9, 30)), (D(2022, 12, 1), D(2022, 12, 31))]),
-        ("2024年2月的事", [(D(2024, 2, 1), D(2024, 2, 29))]),
-        # A day wins over the month it falls in; a bare year, a relative date or no date: nothing.
-        ("On 3 May 2023, in May 2023", [(D(2023, 5, 2), D(2023, 5, 4))]),
-        ("What did Evan do in 2023?", []),
-        ("What did Joanna finish last Friday?", []),  # no day of the search given: not read
-        ("May I ask what you painted?", []),
-        ("Born on 31 February 2023", []),  # no such day
-        ("Moved in month 13 of 2023: 2023-13-01", []),
-    ],
-)
+EXPLICIT = [
+    ("What did Gina find on 1 February, 2023?", [(D(2023, 1, 31), D(2023, 2, 2))]),
+    ("What did Audrey set up on June 26, 2023?", [(D(2023, 6, 25), D(2023, 6, 27))]),
+    ("What news did Evan share on 9th December 2023?", [(D(2023, 12, 8), D(2023, 12, 10))]),
+    ("Plans made on 2023-07-07", [(D(2023, 7, 6), D(2023, 7, 8))]),
+    ("2023年7月7日做了什么", [(D(2023, 7, 6), D(2023, 7, 8))]),
+    ("What did John host in May 2023?", [(D(2023, 5, 1), D(2023, 5, 31))]),
+    ("Trips in Sept. 2022 and Dec 2022", [(D(2022, 9, 1), D(2022, 9, 30)), (D(2022, 12, 1), D(2022, 12, 31))]),
+    ("2024年2月的事", [(D(2024, 2, 1), D(2024, 2, 29))]),
+    # A day wins over the month it falls in; a bare year, a relative date or no date: nothing.
+    ("On 3 May 2023, in May 2023", [(D(2023, 5, 2), D(2023, 5, 4))]),
+    ("What did Evan do in 2023?", []),
+    ("What did Joanna finish last Friday?", []),  # no day of the search given: not read
+    ("May I ask what you painted?", []),
+    ("Born on 31 February 2023", []),  # no such day
+    ("Moved in month 13 of 2023: 2023-13-01", []),
+]
+
+
+@pytest.mark.parametrize(("query", "windows"), EXPLICIT)
 def test_explicit_days_and_months_are_found(query, windows):
     assert named_windows(query) == windows
 
@@ -46,40 +46,42 @@ def test_explicit_days_and_months_are_found(query, windows):
 MONDAY = D(2026, 11, 30)
 
 
-@pytest.mark.parametrize(
-    ("query", "windows"),
-    [
-        ("What did we decide yesterday?", [(D(2026, 11, 28), D(2026, 11, 30))]),
-        ("what did she say last night", [(D(2026, 11, 28), D(2026, 11, 30))]),
-        ("the day before yesterday", [(D(2026, 11, 27), D(2026, 11, 29))]),  # not also yesterday
-        ("the plan from 3 days ago", [(D(2026, 11, 26), D(2026, 11, 28))]),
-        ("two weeks ago", [(D(2026, 11, 13), D(2026, 11, 19))]),  # a week around the day
-        ("a month ago", [(D(2026, 10, 24), D(2026, 11, 7))]),
-        ("last Friday", [(D(2026, 11, 26), D(2026, 11, 28))]),
-        ("last Monday", [(D(2026, 11, 22), D(2026, 11, 24))]),  # on a Monday: a week ago
-        ("last week", [(D(2026, 11, 23), D(2026, 11, 29))]),  # the calendar week before
-        ("last month", [(D(2026, 10, 1), D(2026, 10, 31))]),
-        ("yesterday, or last week", [(D(2026, 11, 28), D(2026, 11, 30))]),  # the day wins
-        ("昨天聊了什么", [(D(2026, 11, 28), D(2026, 11, 30))]),
-        ("前天", [(D(2026, 11, 27), D(2026, 11, 29))]),
-        ("大前天", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 前天
-        ("十五天前", [(D(2026, 11, 14), D(2026, 11, 16))]),  # fifteen, not five
-        ("两周前", [(D(2026, 11, 13), D(2026, 11, 19))]),
-        ("上周五", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 上周
-        ("上个星期天", [(D(2026, 11, 28), D(2026, 11, 30))]),
-        ("上周", [(D(2026, 11, 23), D(2026, 11, 29))]),
-        ("上个月", [(D(2026, 10, 1), D(2026, 10, 31))]),
-        # The query's own time wins; words that only look relative; what is deliberately not read.
-        ("What did Joanna finish last Friday on 23 January, 2022?", [(D(2022, 1, 22), D(2022, 1, 24))]),
-        ("What did Evan host last week of June 2023?", [(D(2023, 6, 1), D(2023, 6, 30))]),
-        ("the last week of the trip", []),
-        ("last Friday of the month", []),
-        ("我之前天天跑步", []),  # 之前 + 天天, not 前天
-        ("三五天前", []),  # "three or five days": no one day
-        ("How is the project today?", []),
-        ("What happened this week?", []),
-    ],
-)
+RELATIVE = [
+    ("What did we decide yesterday?", [(D(2026, 11, 28), D(2026, 11, 30))]),
+    ("what did she say last night", [(D(2026, 11, 28), D(2026, 11, 30))]),
+    ("the day before yesterday", [(D(2026, 11, 27), D(2026, 11, 29))]),  # not also yesterday
+    ("the plan from 3 days ago", [(D(2026, 11, 26), D(2026, 11, 28))]),
+    ("two weeks ago", [(D(2026, 11, 13), D(2026, 11, 19))]),  # a week around the day
+    ("a month ago", [(D(2026, 10, 24), D(2026, 11, 7))]),
+    ("last Friday", [(D(2026, 11, 26), D(2026, 11, 28))]),
+    ("last Monday", [(D(2026, 11, 22), D(2026, 11, 24))]),  # on a Monday: a week ago
+    ("last week", [(D(2026, 11, 23), D(2026, 11, 29))]),  # the calendar week before
+    ("last month", [(D(2026, 10, 1), D(2026, 10, 31))]),
+    ("yesterday, or last week", [(D(2026, 11, 28), D(2026, 11, 30))]),  # the day wins
+    ("昨天聊了什么", [(D(2026, 11, 28), D(2026, 11, 30))]),
+    ("前天", [(D(2026, 11, 27), D(2026, 11, 29))]),
+    ("大前天", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 前天
+    ("十五天前", [(D(2026, 11, 14), D(2026, 11, 16))]),  # fifteen, not five
+    ("两周前", [(D(2026, 11, 13), D(2026, 11, 19))]),
+    ("上周五", [(D(2026, 11, 26), D(2026, 11, 28))]),  # not also 上周
+    ("上个星期天", [(D(2026, 11, 28), D(2026, 11, 30))]),
+    ("上周", [(D(2026, 11, 23), D(2026, 11, 29))]),
+    ("上个月", [(D(2026, 10, 1), D(2026, 10, 31))]),
+    # The query's own time wins; words that only look relative; what is deliberately not read.
+    ("What did Joanna finish last Friday on 23 January, 2022?", [(D(2022, 1, 22), D(2022, 1, 24))]),
+    ("What did Evan host last week of June 2023?", [(D(2023, 6, 1), D(2023, 6, 30))]),
+    ("the last week of the trip", []),
+    ("last Friday of the month", []),
+    ("我之前天天跑步", []),  # 之前 + 天天, not 前天
+    ("三五天前", []),  # "three or five days": no one day
+    ("How is the project today?", []),
+    ("What happened this week?", []),
+    ("三个星期之前", [(D(2026, 11, 6), D(2026, 11, 12))]),
+    ("一个月以前", [(D(2026, 10, 24), D(2026, 11, 7))]),
+]
+
+
+@pytest.mark.parametrize(("query", "windows"), RELATIVE)
 def test_relative_dates_are_read_against_the_day_of_the_search(query, windows):
     assert named_windows(query, today=MONDAY) == windows
 
@@ -161,36 +163,8 @@ def test_a_note_telling_of_the_named_month_ranks_first_though_said_after_it(alic
     assert search(query, alice, limit=1, heat=False, query_vector=QUERY, ranking=plain)[0].note == closer
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "On 1 February, 2023",
-        "June 26, 2023",
-        "2023-07-07",
-        "2023年7月7日",
-        "in May 2023",
-        "yesterday",
-        "Last night we talked",
-        "the day before yesterday",
-        "3 days ago",
-        "two weeks ago",
-        "a month ago",
-        "last Friday",
-        "last week",
-        "last month",
-        "昨天",
-        "前天",
-        "大前天",
-        "十五天前",
-        "两周前",
-        "三个星期之前",
-        "一个月以前",
-        "上周五",
-        "上个星期天",
-        "上周",
-        "上个月",
-    ],
-)
+@pytest.mark.parametrize("text", [query for query, _ in EXPLICIT + RELATIVE])
 def test_the_quick_check_lets_every_date_through(text):
+    # Every case the parser is tested on: a pattern added there is checked here too.
     said = dt.datetime.combine(MONDAY, dt.time(12), tzinfo=dt.UTC)
-    assert told_windows(f"We met {text}.", said) == named_windows(f"We met {text}.", today=MONDAY) != []
+    assert told_windows(text, said) == named_windows(text, today=MONDAY)
