@@ -183,40 +183,48 @@ def score_bundles(agent, questions, budgets, group: str, tally: Tally, log=None)
 MISS_BANDS = ((40, "top 40"), (60, "40-59"), (100, "60-99"))
 
 
-def locate_misses(agent, questions, budget: int, misses: dict[tuple[str, str], int]) -> None:
+# How deep the searches behind --misses and --ceiling look.
+DEEP_LIMIT = 100
+
+
+def deep_orders(agent, questions) -> dict[str, list]:
+    """Each question's matches (note ids, best first) in one search at ``DEEP_LIMIT``: the searches
+    --misses and --ceiling both read, made once."""
+    from engine.retrieval.search import search
+
+    return {
+        q.text: [r.note.pk for r in search(q.text, agent, limit=DEEP_LIMIT, heat=False) if r.via == "match"]
+        for q in questions
+    }
+
+
+def locate_misses(agent, questions, budget: int, orders, misses: dict[tuple[str, str], int]) -> None:
     """Where the gold turns a ``budget`` bundle leaves out rank in a search of the question at limit
     100: within reach of a better packing (a high rank) or beyond any bundle (not in the top 100)."""
     from engine.layers import recall
-    from engine.retrieval.search import search
     from memories.models import Note
 
     by_source = {s: n.pk for n in Note.objects.filter(agent_id=agent.pk, is_active=True) for s in n.sources}
     for question in questions:
         missing = question.gold - bundle_sources(agent, recall.build(agent, question.text, token_budget=budget))
-        if not missing:
-            continue
-        order = [r.note.pk for r in search(question.text, agent, limit=100, heat=False) if r.via == "match"]
+        order = orders[question.text]
         for gold in missing:
             rank = order.index(by_source[gold]) if by_source.get(gold) in order else None
             band = next((name for top, name in MISS_BANDS if rank is not None and rank < top), "not in top 100")
             misses[(question.category, band)] += 1
 
 
-CEILING_CUTS = (10, 30, 40, 60, 100)
+CEILING_CUTS = (10, 30, 40, 60, DEEP_LIMIT)
 
 
-def gather_ceiling(agent, questions, ceiling: dict[tuple[int, str], list[float]]) -> None:
+def gather_ceiling(agent, questions, orders, ceiling: dict[tuple[int, str], list[float]]) -> None:
     """Per question and cut-off N: the share of its gold evidence among the search's first N matches."""
-    from engine.retrieval.search import search
     from memories.models import Note
 
     sources = {n.pk: set(n.sources) for n in Note.objects.filter(agent_id=agent.pk, is_active=True)}
     for question in questions:
-        order = [
-            r.note.pk for r in search(question.text, agent, limit=max(CEILING_CUTS), heat=False) if r.via == "match"
-        ]
         for cut in CEILING_CUTS:
-            found = set().union(*(sources.get(pk, set()) for pk in order[:cut]))
+            found = set().union(*(sources.get(pk, set()) for pk in orders[question.text][:cut]))
             ceiling[(cut, question.category)].append(len(question.gold & found) / len(question.gold))
 
 
@@ -387,10 +395,11 @@ def main() -> None:
             ingest_s += spent
             with open(args.jsonl or os.devnull, "a", encoding="utf-8") as log:
                 score_bundles(agent, questions, args.budgets, group, tally, log)
+            orders = deep_orders(agent, questions) if args.misses or args.ceiling else {}
             if args.misses:
-                locate_misses(agent, questions, max(args.budgets), misses)
+                locate_misses(agent, questions, max(args.budgets), orders, misses)
             if args.ceiling:
-                gather_ceiling(agent, questions, ceiling)
+                gather_ceiling(agent, questions, orders, ceiling)
             if args.search:
                 # After the bundles: the heated row warms the store, and bundles are measured cold.
                 evaluate(agent, questions, rows, search_scores[group])
