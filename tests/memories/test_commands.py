@@ -92,18 +92,19 @@ def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db, offline
 
 
 @pytest.fixture
-def server_search_bound():
-    """The live server's search view, imported before a test patches ``engine.retrieval.search.search``.
+def server_views_bound():
+    """The live server's local views, imported before a test patches ``engine.retrieval.search.search``
+    or ``engine.write.pipeline.add_memory``.
 
-    The server runs in this process and its view binds ``search`` when its module is first imported.
-    Imported after the patch (this file run on its own), the server would search with the patched
-    function too and these tests would fail; imported first (the whole suite), it keeps the real one.
+    The server runs in this process and its views bind ``search`` and ``add_memory`` when their module
+    is first imported. Imported after the patch (this file run on its own), the server would call the
+    patched function too and these tests would fail; imported first (the whole suite), it keeps the real one.
     """
     import memories.api.local  # noqa: F401
 
 
 def test_search_goes_through_the_server_when_it_owns_the_index(
-    alice, store, live_server, settings, monkeypatch, server_search_bound
+    alice, store, live_server, settings, monkeypatch, server_views_bound
 ):
     settings.AMEM_SERVER_URL = live_server.url
     run("amem_add", "--agent", "alice", "The greenhouse heater turns on below five degrees.")
@@ -117,7 +118,7 @@ def test_search_goes_through_the_server_when_it_owns_the_index(
 
 
 def test_search_asks_a_running_server_first_without_searching_here(
-    alice, store, live_server, settings, monkeypatch, server_search_bound
+    alice, store, live_server, settings, monkeypatch, server_views_bound
 ):
     from memories.local_bridge import local_token
 
@@ -144,7 +145,9 @@ def test_without_a_server_a_locked_index_is_explained(alice, settings, monkeypat
         run("amem_search", "--agent", "alice", "anything")
 
 
-def test_add_goes_through_the_server_when_it_owns_the_index(alice, store, live_server, settings, monkeypatch):
+def test_add_goes_through_the_server_when_it_owns_the_index(
+    alice, store, live_server, settings, monkeypatch, server_views_bound
+):
     settings.AMEM_SERVER_URL = live_server.url
 
     def locked(*args, **kwargs):
