@@ -161,6 +161,11 @@ class Note(models.Model):
     # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
     merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     merge_similarity = models.FloatField(null=True, blank=True)
+    # The machine's best guess about the pair (this note, merge_candidate) and why, in plain words
+    # (engine/curation/pair_judge.py): "same" fact, a "change" (the newer may replace the older) or
+    # "both" true; a person decides. Empty for pairs flagged before the guess existed.
+    merge_guess = models.CharField(max_length=10, blank=True)
+    merge_reason = models.TextField(blank=True)
     # The revision at which a merge job's model judged this note distinct from a similar one;
     # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
     merge_checked_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
@@ -290,6 +295,10 @@ class ConflictPair(models.Model):
     note_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     note_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     reason = models.TextField(blank=True)
+    # How likely the pair is a real change (0–1, the offline judge's score; the queue shows the most
+    # likely first) and who opened it: "rules" (offline) or "model" (an LLM judged it).
+    likelihood = models.FloatField(null=True, blank=True)
+    opened_by = models.CharField(max_length=10, blank=True)
     superseded = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
     resolution = models.CharField(max_length=20, blank=True)
