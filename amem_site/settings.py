@@ -299,7 +299,7 @@ def _cron(name: str, value: str) -> str:
 
 # --- Engine constants (defaults as the seed engine; see docs/configuration.md) --
 AMEM = {
-    "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 10, minimum=1),
+    "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 4, minimum=1),
     "max_note_chars": env_int("AMEM_MAX_NOTE_CHARS", 20_000, minimum=100),
     "ephemeral_days": env_int("AMEM_EPHEMERAL_DAYS", 7, minimum=1),
     "dedup_fold_sim": env_float("AMEM_DEDUP_FOLD_SIM", 0.85, low=0.0, high=1.0),

@@ -23,10 +23,9 @@ from engine import locking, metrics, runtime
 from engine.annotations import conflicts, facts, importance
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
-from engine.index.embeddings import to_bytes
+from engine.index.embeddings import from_bytes, to_bytes
 from engine.index_sync import outbox
-from engine.llm.contradiction_rules import contradiction
-from engine.llm.statements import USER
+from engine.judgments import triage
 from engine.text import (
     CheckedText,
     check_content,
@@ -272,20 +271,26 @@ def add_memory(
         existing = dedup.find_exact(agent, given.checked.text, given.subjects)
         if existing is not None:
             return WriteResult(existing, DUPLICATE, similar_to=str(existing.pk), similarity=1.0)
+    triaged = None
     if decision.action in (dedup.FOLD, dedup.FLAG) and decision.target is not None:
         # Near-identical wording can say opposite things ("Mia is 7" / "Mia just turned 9"):
-        # never fold those, nor leave them for the merge job; store the new text and open the
-        # pair for review.
-        reason = _contradicts(decision.target, given)
-        if reason is not None:
-            return _insert(given, decision, cfg, conflict=(decision.target, reason))
-    if decision.action == dedup.FOLD and decision.target is not None:
+        # the pair is triaged first (engine/judgments/triage.py); a likely change is never folded.
+        triaged = triage.assess(
+            decision.target, given.checked.text, decision.similarity or 0.0, subjects=given.subjects
+        )
+    if decision.action == dedup.FOLD and decision.target is not None and _may_fold(triaged):
         folded = _fold(given, decision, cfg)
         if folded is not None:
             return folded
-        # The model saw two facts, or the note moved under us: keep both, flagged for the merge job.
-        decision = dedup.Decision(dedup.FLAG, decision.target, decision.similarity)
-    return _insert(given, decision, cfg)
+    return _insert(given, decision, cfg, triaged=triaged)
+
+
+def _may_fold(triaged: triage.Triage | None) -> bool:
+    """Offline only a pair that adds nothing folds; with a model, anything but a likely change
+    goes to the model's merge decision (which may still keep both)."""
+    if triaged is None or triaged.action == triage.CONFLICT:
+        return False
+    return triaged.action == triage.FOLD or not runtime.llm().is_offline("should_merge")
 
 
 # A fold whose target changed while it was planned plans again on the new text this often.
@@ -322,48 +327,45 @@ def _fold(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> WriteRe
     return None
 
 
-def _me(subjects: Sequence[str]) -> str:
-    """Who "I" is in a note that names no speaker: its only subject, else the agent's user."""
-    return subjects[0] if len(subjects) == 1 else USER
-
-
-def _contradicts(older: Note, given: _Input) -> str | None:
-    return contradiction(
-        older.content, given.checked.text, old_me=_me(older.subjects or []), new_me=_me(given.subjects)
-    )
-
-
-def _first_contradicted(given: _Input, neighbours: Sequence[Note]) -> tuple[Note, str] | None:
-    """The first writable neighbour (best first) the new text contradicts, with the reason."""
-    for note in neighbours:
-        if note.note_type == Note.MEMORY and access.can_write(given.agent.pk, note):
-            reason = _contradicts(note, given)
-            if reason is not None:
-                return note, reason
-    return None
+def _pairs(given: _Input, found: Sequence, triaged: triage.Triage | None) -> triage.Triage:
+    """The pair of this write most worth a person's look: against the note it resembled and
+    against every writable memory or knowledge note offered for links (the judge reads each)."""
+    assessed = [triaged] if triaged is not None else []
+    seen = {triaged.other.pk} if triaged is not None and triaged.other is not None else set()
+    for nb in found:
+        note = nb.note
+        comparable = note.note_type in (Note.MEMORY, Note.KNOWLEDGE) and access.can_write(given.agent.pk, note)
+        if comparable and note.pk not in seen:
+            assessed.append(triage.assess(note, given.checked.text, nb.score, subjects=given.subjects))
+    return triage.strongest(assessed)
 
 
 def _insert(
-    given: _Input, decision: dedup.Decision, cfg: EngineConfig, *, conflict: tuple[Note, str] | None = None
+    given: _Input, decision: dedup.Decision, cfg: EngineConfig, *, triaged: triage.Triage | None = None
 ) -> WriteResult:
-    """Store ``given`` as a new note; with ``conflict`` (a note and the reason), opened as a conflict with it.
+    """Store ``given`` as a new note; a likely change opens a conflict, a possible one (or one
+    fact said twice) waits for a person as a pair.
 
-    The neighbours offered for links are read with the contradiction rules too: "I live in
-    Porto" and "I moved to Lisbon" are far apart as vectors (no fold, no merge flag) but close
-    enough to be link candidates.
+    The neighbours offered for links are triaged too: "I live in Porto" and "I moved to
+    Lisbon" are far apart as vectors (no fold, no merge flag) but close enough to be link
+    candidates.
     """
     agent, text = given.agent, given.checked.text
     fields = construct(text, agent.pk, note_type=given.note_type)
     vector = recipe_vectors([(text, fields)])[0]
     found = linking.candidates(agent, vector, cfg)
-    if conflict is None:
-        conflict = _first_contradicted(given, [nb.note for nb in found])
+    best = _pairs(given, found, triaged)
+    conflict = (best.other, best.reason, best) if best.action == triage.CONFLICT and best.other else None
+    ask = best if best.action in (triage.ASK, triage.FOLD) and best.other else None
+    similar = decision.action == dedup.FLAG and decision.target is not None
+    if ask is None and conflict is None and similar and not runtime.llm().is_offline("evolution_judge"):
+        # With a model the pending-merge job's judge decides what the similar pair is.
+        ask = triage.Triage(triage.ASK, decision.target, None, decision.similarity)
     link_plan = linking.plan(agent, text, found)
     evolve_plan = None
     if link_plan.targets and evolution.due(evolution.count_link_write(agent), cfg.evolve_every):
         evolve_plan = evolution.plan(agent, text, link_plan.targets, cfg)
 
-    flagged = decision.action == dedup.FLAG and decision.target is not None and conflict is None
     note = Note(
         content=text,
         content_hash=content_hash(text),
@@ -373,9 +375,11 @@ def _insert(
         created_at=given.occurred_at or timezone.now(),
         embedding=to_bytes(vector),
         embedding_model=runtime.embedder().model_name,
-        pending_merge=flagged,
-        merge_candidate=decision.target if flagged else None,
-        merge_similarity=decision.similarity if flagged else None,
+        pending_merge=ask is not None,
+        merge_candidate=ask.other if ask else None,
+        merge_similarity=ask.similarity if ask else None,
+        merge_guess=ask.verdict if ask else "",
+        merge_reason=ask.reason if ask else "",
         index_dirty=True,
         revision=1,
         **access.fields_for_new_note(agent, given.scope),
@@ -407,15 +411,19 @@ def _store_insert(
     evolve_plan,
     triples,
     origin: str,
-    conflict: tuple[Note, str] | None = None,
+    conflict: tuple[Note, str, triage.Triage | None] | None = None,
 ) -> WriteResult:
     agent, text = given.agent, given.checked.text
-    flagged = decision.action == dedup.FLAG and decision.target is not None and conflict is None
+    flagged = note.pending_merge
     with transaction.atomic():
         note.save(force_insert=True)
         made = facts.record_from_note(note, agent, triples, origin)
         if conflict is None:
             conflict = _closed_by_facts(note, agent, made)
+            if conflict is not None and note.pending_merge:
+                # The facts layer is surer than a question: the pair is a conflict, not a merge.
+                Note.objects.filter(pk=note.pk).update(pending_merge=False, merge_guess="", merge_reason="")
+                flagged = False
         conflicting = conflict[0] if conflict is not None else None
         linked = linking.create(note, link_plan, agent.pk, given.actor)
         NoteEvent.objects.create(
@@ -425,14 +433,23 @@ def _store_insert(
                 "content": text,
                 "path": "memory",
                 "links": linked,
-                "merge_candidate": str(decision.target.pk) if flagged and decision.target else None,
-                "merge_similarity": decision.similarity if flagged else None,
+                "merge_candidate": str(note.merge_candidate_id) if flagged else None,
+                "merge_similarity": note.merge_similarity if flagged else None,
+                "merge_guess": note.merge_guess if flagged else None,
             },
             actor=given.actor,
         )
         evolved = evolution.apply(evolve_plan, note, agent.pk, given.actor) if evolve_plan else []
         if conflict is not None:
-            conflicts.record(note, conflict[0], f"[write] {conflict[1]}", given.actor)
+            judged = conflict[2]
+            conflicts.record(
+                note,
+                conflict[0],
+                f"[write] {conflict[1]}",
+                given.actor,
+                likelihood=judged.guess.change if judged and judged.guess else None,
+                opened_by="rules" if judged else "facts",
+            )
             note.refresh_from_db(fields=["conflict", "conflict_reason", "evolution_type"])
         _touch(agent)
         outbox.sync_after_commit([note.pk, *evolved])
@@ -450,24 +467,37 @@ def _store_insert(
         FLAGGED if flagged else CREATED,
         links=tuple(linked),
         evolved=tuple(evolved),
-        similar_to=str(decision.target.pk) if flagged and decision.target else None,
-        similarity=decision.similarity if flagged else None,
+        similar_to=str(note.merge_candidate_id) if flagged else None,
+        similarity=note.merge_similarity if flagged else None,
     )
 
 
-def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, str] | None:
+def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, str, None] | None:
     """A note whose fact this write's facts closed (or that closes this one): a contradiction to show.
 
     The facts layer closes a single-valued fact (lives_in, works_at, is_age …) when a newer one
-    names another object, wherever the older note sits in the vector space.
+    names another object, wherever the older note sits in the vector space; the pair judge must
+    not read the pair as history, a plan or another person ("I used to live in Leeds").
     """
     for mine, theirs in facts.replaced_by(made):
-        for source in Note.objects.filter(pk__in=theirs.sources, is_active=True, note_type=Note.MEMORY).exclude(
-            pk=note.pk
-        ):
-            if access.can_write(agent.pk, source):
-                return source, f"fact: {theirs.subject} {theirs.relation} {theirs.object} / {mine.object}"
+        for source in Note.objects.filter(
+            pk__in=theirs.sources, is_active=True, note_type__in=(Note.MEMORY, Note.KNOWLEDGE)
+        ).exclude(pk=note.pk):
+            if access.can_write(agent.pk, source) and _facts_agree_with_judge(source, note):
+                return (
+                    source,
+                    f"{theirs.subject} {theirs.relation.replace('_', ' ')}: {theirs.object} → {mine.object}",
+                    None,
+                )
     return None
+
+
+def _facts_agree_with_judge(older: Note, newer: Note) -> bool:
+    """A closed fact and a judge that sees at least a possible change: two kinds of evidence agree."""
+    a, b = from_bytes(older.embedding), from_bytes(newer.embedding)
+    similarity = float(a @ b) if a is not None and b is not None else 0.5
+    action = triage.assess(older, newer.content, similarity, subjects=newer.subjects).action
+    return action in (triage.CONFLICT, triage.ASK)
 
 
 def _touch(agent: Agent) -> None:

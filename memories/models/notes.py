@@ -162,7 +162,7 @@ class Note(models.Model):
     merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     merge_similarity = models.FloatField(null=True, blank=True)
     # The machine's best guess about the pair (this note, merge_candidate) and why, in plain words
-    # (engine/curation/pair_judge.py): "same" fact, a "change" (the newer may replace the older) or
+    # (engine/judgments/pair_judge.py): "same" fact, a "change" (the newer may replace the older) or
     # "both" true; a person decides. Empty for pairs flagged before the guess existed.
     merge_guess = models.CharField(max_length=10, blank=True)
     merge_reason = models.TextField(blank=True)
