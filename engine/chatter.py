@@ -246,6 +246,10 @@ SMALL_TALK_ZH = (
     "噢",
     "嗯呢",
     "ok",
+    "辛苦",
+    "辛苦啦",
+    "试试看",
+    "我试试",
 )
 _ZH_FILLER_CHARS = set("的了吧呀啊呢哦嗯哈好是对真太棒那就这样你我们也都很～~！!。，,？?…")
 
@@ -307,8 +311,13 @@ def filler(text: str) -> bool:
         ]
         return len(left) <= 1 and len(rest) < len(body)
     words = re.findall(r"[A-Za-z][A-Za-z']*", body)
-    if not words or len(words) > 14:
+    if not words or len(words) > 24:
         return False
+    if _OPENER.match(body) and len(words) <= 20:
+        # "Yep. Taking care of ourselves is vital.": a reply that opens with small talk and goes
+        # on in sentiment words, with no name, number or first-person fact of its own.
+        told = [w for w in words if w.lower() not in SMALL_TALK_EN and w.lower() not in _SENTIMENT]
+        return len(told) <= max(2, len(words) // 3) and not _FACT.search(body)
     unknown = [
         w
         for w in words
@@ -316,6 +325,75 @@ def filler(text: str) -> bool:
         and not (w[0].isupper() and w.lower() not in SMALL_TALK_EN and _is_name(w, body))
     ]
     return not unknown
+
+
+_OPENER = re.compile(
+    r"^\s*(?:hey|hi|hello|bye|goodbye|thanks|thank you|thx|yep|yeah|yup|yes|wow|aww?|glad|congrats|congratulations|totally|anytime|sure|ok(?:ay)?|lol|haha|same here|no doubts?|sorry to hear)\b",
+    re.IGNORECASE,
+)
+_SENTIMENT = frozenset(
+    [
+        "vital",
+        "key",
+        "important",
+        "crucial",
+        "essential",
+        "matters",
+        "kind",
+        "kindness",
+        "compassion",
+        "support",
+        "caring",
+        "heart",
+        "love",
+        "stability",
+        "success",
+        "almost",
+        "here",
+        "rock",
+        "team",
+        "friend",
+        "awesome",
+        "amazing",
+        "proud",
+        "inspiring",
+        "cool",
+        "fun",
+        "wonderful",
+        "means",
+        "lot",
+        "everyone",
+        "everything",
+        "life",
+        "day",
+        "turn",
+        "around",
+        "someone's",
+        "anyone",
+        "care",
+        "yourself",
+        "ourselves",
+        "stay",
+        "safe",
+        "together",
+        "best",
+        "luck",
+        "hope",
+        "hoping",
+        "happy",
+        "excited",
+        "can't",
+        "wait",
+        "hear",
+        "about",
+        "keep",
+        "going",
+        "strong",
+    ]
+)
+_FACT = re.compile(
+    r"\b(?:I|we|my|our)\s+(?:am|'m|have|'ve|has|work|live|moved|started|got|bought|just|will)\b|\d", re.IGNORECASE
+)
 
 
 def _is_name(word: str, text: str) -> bool:
@@ -326,9 +404,18 @@ def _is_name(word: str, text: str) -> bool:
     )
 
 
+# A schedule item: a near moment with a time of day or an errand ("Skype w/ Tim tomorrow 4pm",
+# "…next Friday - buy coconut milk Fri", "周四前帮她 review slides").
+_ERRAND = re.compile(
+    r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm)\b|\bw/|\s[-–]\s*(?:ask|buy|order|offer|text|call|send|bring|pick up|go with|review|book)\b"
+    r"|\d{1,2}点|之前|前把|前帮|帮她|帮他",
+    re.IGNORECASE,
+)
+
+
 def days_valid(text: str) -> int | None:
     """For a reminder bound to a near moment: how many days after writing it has passed; else None."""
-    if not REMINDER.search(text.strip()):
+    if not (REMINDER.search(text.strip()) or _ERRAND.search(text)):
         return None
     for pattern, days in _NEAR:
         if pattern.search(text):

@@ -6,8 +6,8 @@ pair (older note, newer text):
 * ``conflict``: the newer likely replaces the older — a ConflictPair opens (the conflict queue);
 * ``ask``: it may replace it, or both may say one fact — the newer note waits as a pair with
   the older (the merge queue, ``pending_merge``), with the machine's guess and reason on the card;
-* ``fold``: the newer adds nothing the older does not say, word for word — merged without a person
-  (nothing can be lost or mixed);
+* ``fold``: one says nothing the other does not, word for word (or repeats every sentence of it)
+  — merged without a person (nothing can be lost or mixed);
 * ``keep``: neither — two notes, linked as usual, nobody asked.
 
 Nothing that might disagree is merged, folded or cleared offline. With a model configured the
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.judgments import pair_weights
 from engine.judgments.pair_judge import CHANGE, SAME, Guess, judge
+from engine.llm.same_statement import adds_nothing
 from engine.llm.statements import USER
 from memories.models import Note
 
@@ -55,11 +56,15 @@ def me_of(subjects: Iterable[str] | None) -> str:
 
 def assess(older: Note, text: str, similarity: float, *, subjects: Iterable[str] = ()) -> Triage:
     """What to do with ``text`` (to be written, or written later) against ``older``."""
+    subjects = list(subjects)
+    if older.subjects and subjects and not set(older.subjects) & set(subjects):
+        return Triage(KEEP, older, None, similarity)  # about other people: nothing to compare
     guess = judge(older.content, text, similarity=similarity, old_me=me_of(older.subjects), new_me=me_of(subjects))
+    one_statement = guess.identical or adds_nothing(text, older.content)  # either says nothing the other does not
     if guess.change >= pair_weights.CHANGE_AT:
         action = CONFLICT
-    elif guess.identical and guess.change < pair_weights.ASK_AT:
-        action = FOLD
+    elif one_statement:
+        action = FOLD  # nothing to lose or mix; a likely change was caught above
     elif guess.change >= pair_weights.ASK_AT or guess.same >= pair_weights.SAME_AT:
         action = ASK
     else:

@@ -49,10 +49,10 @@ def reasons_for(note: Note, *, min_chars: int, expired_before, now, in_open_conf
     reasons = []
     if weighted_length(text) < min_chars:
         reasons.append(TOO_SHORT)
+    elif chatter.filler(text):
+        reasons.append(FILLER)  # before gibberish: "哈哈哈哈" is laughter, not noise
     else:
         reasons += text_reasons(text)
-        if not reasons and chatter.filler(text):
-            reasons.append(FILLER)
     if (note.ephemeral and note.created_at < expired_before) or chatter.expired(text, note.created_at, now):
         reasons.append(EXPIRED_EPHEMERAL)
     return reasons

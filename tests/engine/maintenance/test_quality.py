@@ -147,7 +147,7 @@ def test_a_reviewers_keep_is_not_undone_by_the_next_scan(alice, django_user_mode
 
 def test_small_talk_and_reminders_whose_moment_passed_are_flagged_in_both_languages(alice):
     now = timezone.now()
-    filler = [put(alice, t) for t in ("Thanks, Jon! See you at the event!", "好的好的", "哈哈哈哈", "ok 收到 👍")]
+    filler = [put(alice, t) for t in ("Thanks, Jon! See you soon!", "好的好的", "哈哈哈哈", "ok 收到 👍")]
     old = now - timedelta(days=10)
     expired = [
         put(alice, t, created_at=old)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.judgments import pair_weights
-from engine.maintenance.runner import run_jobs
+from engine.maintenance.runner import run_jobs, run_step
 from engine.write.pipeline import FOLDED, add_memory
 from memories.models import ConflictPair, Note
 
@@ -69,23 +69,24 @@ def test_offline_the_pending_job_leaves_every_pair_it_cannot_confirm_for_a_perso
 
 @pytest.mark.realmodel
 def test_the_nightly_sweep_opens_no_more_cards_than_the_budget(alice, store, engine_config):
-    engine_config(review_budget=1, link_min_sim=0.99)  # the write path meets no pair; the sweep must find them
+    # The write path meets no pair (nothing is similar enough to compare); the sweep must find them.
+    engine_config(review_budget=1, link_min_sim=0.999, dedup_flag_sim=0.999, dedup_fold_sim=0.9999)
     pairs = [
-        ("Sam lives in Porto.", "Sam moved to Lisbon and lives there now."),
-        ("Kai is married.", "Kai's divorce was finalised in August."),
+        ("Kai is vegan.", "Kai eats eggs and cheese most days."),
         ("Lea doesn't drink alcohol.", "Lea has a glass of red wine every evening."),
+        ("Ravi is single.", "Ravi's wife Meera is a doctor."),
     ]
     for a, b in pairs:
         add_memory(a, alice)
         add_memory(b, alice)
-    assert not ConflictPair.objects.exists()
-    run_jobs(("contradiction_sweep",), agents=[alice])
-    cards = ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count()
-    assert cards == 1
-    unscanned = Note.objects.filter(conflict_scanned_at__isnull=True).count()
-    assert unscanned >= 1  # what did not fit waits for the next night
-    run_jobs(("contradiction_sweep",), agents=[alice])
-    assert ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count() == 2
+    before = ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count()
+    first = run_step("contradiction_sweep", alice)
+    opened = first.counts.get("pairs_found", 0) + first.counts.get("pairs_asked", 0)
+    assert opened == 1 and first.counts.get("deferred", 0) >= 1
+    assert Note.objects.filter(conflict_scanned_at__isnull=True).exists()  # what did not fit waits
+    second = run_step("contradiction_sweep", alice)
+    assert second.counts.get("pairs_found", 0) + second.counts.get("pairs_asked", 0) == 1
+    assert ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count() == before + 2
 
 
 def test_the_weights_in_the_product_were_fitted_with_thresholds_in_order():
