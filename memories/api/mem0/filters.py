@@ -237,3 +237,19 @@ def plain_value(filters: object, name: str) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def only_scope(filters: object) -> bool:
+    """Whether the filter names only the user and the agent, by plain values (the common case): the
+    index query is already scoped to them, so a search needs no deeper pool for the filter."""
+    if filters is None:
+        return True
+    if not isinstance(filters, Mapping):
+        return False
+    for key, value in filters.items():
+        if key == "AND" and isinstance(value, list):
+            if not all(only_scope(item) for item in value):
+                return False
+        elif key not in ("user_id", "agent_id") or not isinstance(value, str) or value == WILDCARD:
+            return False
+    return True

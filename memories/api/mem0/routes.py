@@ -54,9 +54,11 @@ router = Router(auth=TokenKey(), throttle=[KeyRateThrottle()], tags=["mem0"])
 
 USER_ROLES = ("user", "human")
 MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
-# A search asks for this many more candidates than it returns, so that a filter narrower than the
-# subject (a category, a session, metadata) still leaves top_k; docs/api.md says so.
-POOL_FACTOR, POOL_MIN = 3, 30
+# A search filtered by more than its user and agent asks for this many more candidates than it
+# returns, so that a filter narrower than the subject (a category, a session, metadata) still
+# leaves top_k; one scoped to the user alone only needs room for the notes of nobody in
+# particular, which the subject's index query also returns (docs/api.md says so).
+POOL_FACTOR, POOL_MIN, SCOPE_MARGIN = 3, 30, 10
 
 
 def _caller(request: HttpRequest) -> Caller:
@@ -157,7 +159,9 @@ def _add_as_given(agent, messages, subjects, occurred_at, session, metadata) -> 
 # --- reads -----------------------------------------------------------------------------
 
 
-def _search_pool(top_k: int) -> int:
+def _search_pool(top_k: int, body: SearchIn) -> int:
+    if mem0_filters.only_scope(body.filters) and not body.categories and not body.metadata:
+        return min(MAX_SEARCH_LIMIT, top_k + SCOPE_MARGIN)
     return min(MAX_SEARCH_LIMIT, max(top_k * POOL_FACTOR, POOL_MIN))
 
 
@@ -186,7 +190,7 @@ def search_memories(request: HttpRequest, body: SearchIn):
     agent = acting_agent(request, mem0_filters.plain_value(body.filters, "agent_id"))
     holds = _with_options(body.filters, body.categories, body.metadata, "filters")
     top_k = min(body.top_k, MAX_SEARCH_LIMIT)
-    found = search(body.query, agent, limit=_search_pool(top_k), subject=user, heat=False, links=False)
+    found = search(body.query, agent, limit=_search_pool(top_k, body), subject=user, heat=False, links=False)
     hits = [r for r in found if holds(mem0_filters.NoteView.of(r.note))]
     if body.threshold is not None:
         hits = [r for r in hits if r.score >= body.threshold]

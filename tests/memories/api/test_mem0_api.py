@@ -312,3 +312,25 @@ def test_erasing_a_note_empties_its_metadata_too(alice, mem0):
     )
     assert erased.status_code == 200, erased.content
     assert Note.objects.get(pk=memory_id).metadata == {}
+
+
+def test_the_mem0_api_has_its_own_openapi_page(db):
+    schema = Client().get("/mem0/openapi.json")
+    assert schema.status_code == 200
+    assert "/mem0/v3/memories/search/" in schema.json()["paths"]
+    assert Client().get("/api/v1/openapi.json").status_code == 200
+
+
+def test_a_search_scoped_to_the_user_asks_for_a_small_pool_a_narrower_filter_a_deeper_one(mem0, monkeypatch):
+    from memories.api.mem0 import routes
+
+    asked: list[int] = []
+    monkeypatch.setattr(routes, "search", lambda *a, limit, **kw: asked.append(limit) or [])
+    mem0.call("post", "/v3/memories/search/", {"query": "coffee", "filters": {"user_id": "alex"}, "top_k": 5})
+    mem0.call(
+        "post", "/v3/memories/search/", {"query": "coffee", "filters": {"AND": [{"user_id": "alex"}, {"run_id": "r1"}]}}
+    )
+    mem0.call(
+        "post", "/v3/memories/search/", {"query": "coffee", "filters": {"user_id": "alex"}, "categories": ["personal"]}
+    )
+    assert asked == [15, 30, 30]
