@@ -33,7 +33,7 @@ from engine.retrieval.heat import bump_heat
 from engine.retrieval.search import search
 from engine.text import check_content
 from engine.write import edit
-from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory
+from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory, clean_metadata
 from memories import access
 from memories.api.mem0 import filters as mem0_filters
 from memories.api.mem0 import shapes
@@ -126,9 +126,24 @@ def add(request: HttpRequest, body: AddIn):
     return {"message": "ok", "status": "SUCCEEDED", "event_id": str(uuid.uuid4()), "results": results}
 
 
+def _check_texts(messages, *, skip_short: bool) -> None:
+    """Each message's text as the engine will check it, the error naming the message."""
+    cfg = get_config()
+    for i, message in messages:
+        try:
+            check_content(message.content, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
+        except QualityRejected as exc:
+            if not skip_short:
+                raise QualityRejected(f"messages.{i}.content: {exc}") from None
+        except AmemError as exc:
+            raise type(exc)(f"messages.{i}.content: {exc}") from None
+
+
 def _add_inferred(agent, messages, subjects, occurred_at, session, metadata) -> list[dict]:
     # The user's messages carry what to remember; an exchange without one, the assistant's.
     said = [(i, m) for i, m in messages if m.role.strip().lower() in USER_ROLES] or messages
+    clean_metadata(metadata)
+    _check_texts(said, skip_short=True)  # a bad message refuses the call before any is written
     results = []
     for _, message in said:
         try:
@@ -142,13 +157,9 @@ def _add_inferred(agent, messages, subjects, occurred_at, session, metadata) -> 
 
 
 def _add_as_given(agent, messages, subjects, occurred_at, session, metadata) -> list[dict]:
-    cfg = get_config()
+    _check_texts(messages, skip_short=False)
     items, previous = [], ""
-    for i, message in messages:
-        try:
-            check_content(message.content, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
-        except AmemError as exc:
-            raise type(exc)(f"messages.{i}.content: {exc}") from None
+    for _, message in messages:
         items.append(EpisodicItem(message.content, subjects, (), occurred_at, "private", previous, session, metadata))
         previous = message.content
     if not items:

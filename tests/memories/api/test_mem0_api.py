@@ -334,3 +334,12 @@ def test_a_search_scoped_to_the_user_asks_for_a_small_pool_a_narrower_filter_a_d
         "post", "/v3/memories/search/", {"query": "coffee", "filters": {"user_id": "alex"}, "categories": ["personal"]}
     )
     assert asked == [15, 30, 30]
+
+
+def test_with_infer_a_message_amem_cannot_store_refuses_the_call_before_any_is_written(mem0):
+    messages = [{"role": "user", "content": COFFEE}, {"role": "user", "content": "x" * 20_001}]
+    answer = mem0.call("post", "/v3/memories/add/", {"messages": messages, "user_id": "alex"})
+    assert answer.status_code == 400 and answer.json()["detail"].startswith("messages.1.content:")
+    bad_metadata = mem0.add(COFFEE, metadata={"blob": "y" * 5000})
+    assert bad_metadata.status_code == 400 and "metadata" in bad_metadata.json()["detail"]
+    assert Note.objects.count() == 0
