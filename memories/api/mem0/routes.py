@@ -18,10 +18,13 @@ serve answers 404 naming it (amem_site/mem0_api.py).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from django.db.models import Q, TextField
+from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.utils import timezone
 from ninja import Query, Router, Schema
@@ -230,9 +233,23 @@ LISTED_FIELDS = (
 )
 
 
-def _owned(agent: Agent):
-    """The agent's own active notes, newest first, without what a listing never reads (the vector)."""
-    return Note.objects.active().filter(owner=agent.pk).only(*LISTED_FIELDS).order_by("-created_at", "-pk")
+def _owned(agent: Agent, *, user: str | None = None, run: str | None = None):
+    """The agent's own active notes, newest first, without what a listing never reads (the vector).
+
+    ``run`` narrows by session; ``user`` only roughly, by the subject's JSON text inside the stored
+    list (containment in a JSON list is not one query on SQLite and PostgreSQL alike): the filter's
+    predicate decides exactly, this spares it the other users' notes.
+    """
+    notes = Note.objects.active().filter(owner=agent.pk)
+    if run:
+        notes = notes.filter(session=run)
+    if user:
+        # SQLite keeps the JSON as written (non-ASCII escaped), PostgreSQL's text of jsonb unescaped.
+        spelled = Q(subjects_text__contains=json.dumps(user)) | Q(
+            subjects_text__contains=json.dumps(user, ensure_ascii=False)
+        )
+        notes = notes.annotate(subjects_text=Cast("subjects", TextField())).filter(spelled)
+    return notes.only(*LISTED_FIELDS).order_by("-created_at", "-pk")
 
 
 @router.post("/v3/memories/")
@@ -244,10 +261,7 @@ def get_all(request: HttpRequest, body: GetAllIn, page: Query[Page]):
     holds = _with_options(body.filters, body.categories, None, "filters")
     dates = {k: v for k, v in (("gte", body.start_date), ("lte", body.end_date)) if v}
     in_range = mem0_filters.compile_filters({"created_at": dates} if dates else None, "start_date/end_date")
-    notes = _owned(agent)
-    run = mem0_filters.plain_value(body.filters, "run_id")
-    if run:
-        notes = notes.filter(session=run)
+    notes = _owned(agent, user=user, run=mem0_filters.plain_value(body.filters, "run_id"))
     matching = [n for n in notes.iterator() if holds(view := mem0_filters.NoteView.of(n)) and in_range(view)]
     start = (page.page - 1) * page.page_size
     results = [_fields(shapes.memory(n, user=user), body.fields) for n in matching[start : start + page.page_size]]
@@ -378,9 +392,7 @@ def delete_all(request: HttpRequest, query: Query[DeleteAllQuery]):
     if not (query.user_id or query.agent_id or query.run_id):
         raise InvalidInput("user_id, agent_id or run_id: name whose memories to delete")
     agent = acting_agent(request, query.agent_id)
-    notes = _owned(agent)
-    if query.run_id:
-        notes = notes.filter(session=query.run_id)
+    notes = _owned(agent, user=query.user_id, run=query.run_id)
     doomed = [n.pk for n in notes.iterator() if not query.user_id or query.user_id in (n.subjects or [])]
     for note_id in doomed:
         edit.retire_memory(note_id, agent, reason="mem0")

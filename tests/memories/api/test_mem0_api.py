@@ -343,3 +343,12 @@ def test_with_infer_a_message_amem_cannot_store_refuses_the_call_before_any_is_w
     bad_metadata = mem0.add(COFFEE, metadata={"blob": "y" * 5000})
     assert bad_metadata.status_code == 400 and "metadata" in bad_metadata.json()["detail"]
     assert Note.objects.count() == 0
+
+
+def test_get_all_and_delete_all_find_a_user_by_exact_name_whatever_its_letters(mem0):
+    for user in ("李雷", "al", "alex", 'o"neil'):
+        mem0.add(f"{user} keeps a notebook of every book read this year.", user_id=user, infer=False)
+    for user in ("李雷", "al", 'o"neil'):
+        assert _memories(mem0, {"user_id": user}) == [f"{user} keeps a notebook of every book read this year."]
+    assert mem0.call("delete", "/v1/memories/", user_id="al").json()["count"] == 1
+    assert sorted(n.subjects[0] for n in Note.objects.active()) == sorted(["李雷", "alex", 'o"neil'])
