@@ -1,4 +1,4 @@
-"""The JSON API root (django-ninja): /api/v1/, with engine errors mapped to statuses."""
+"""The JSON API roots (django-ninja): /api/v1/ and mem0's calls at /mem0/, engine errors mapped to statuses."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from memories.api.agent import router as agent_router
 from memories.api.key import router as key_router
 from memories.api.layers import router as layers_router
 from memories.api.local import router as local_router
+from memories.api.mem0.routes import router as mem0_router
 
 log = logging.getLogger("amem.api")
 
@@ -38,6 +39,11 @@ api.add_router("/local/", local_router)
 api.add_router("/", agent_router)
 api.add_router("/", key_router)
 api.add_router("/", layers_router)
+
+# mem0's own client (mem0ai's MemoryClient) with host=".../mem0": a separate API, so its paths
+# keep mem0's trailing slashes and its OpenAPI page lists only mem0's calls (docs/api.md).
+mem0_api = NinjaAPI(title="amem: mem0-compatible API", version="1", urls_namespace="mem0", docs_url="/docs")
+mem0_api.add_router("/", mem0_router)
 
 # Most specific first: the first matching class decides the status.
 STATUS_FOR = [
@@ -52,21 +58,20 @@ STATUS_FOR = [
 ]
 
 
-@api.exception_handler(AmemError)
 def engine_error(request, exc: AmemError):
     if isinstance(exc, Busy):
         # Nothing was written: the client retries after Retry-After (docs/deploy.md).
-        response = api.create_response(request, {"detail": str(exc)}, status=429 if exc.mine else 503)
+        response = _answer(request, {"detail": str(exc)}, status=429 if exc.mine else 503)
         response["Retry-After"] = str(exc.retry_after)
         return response
     for kind, status in STATUS_FOR:
         if isinstance(exc, kind):
             if status == 503:
                 log.error("backing service unavailable: %s", exc)
-                return api.create_response(request, {"detail": "a backing service is unavailable"}, status=503)
-            return api.create_response(request, {"detail": str(exc)}, status=status)
+                return _answer(request, {"detail": "a backing service is unavailable"}, status=503)
+            return _answer(request, {"detail": str(exc)}, status=status)
     log.exception("unexpected engine error")
-    return api.create_response(request, {"detail": "internal error"}, status=500)
+    return _answer(request, {"detail": "internal error"}, status=500)
 
 
 def _field(loc) -> str:
@@ -84,53 +89,62 @@ def _problem(error: dict) -> str:
     return f"{field}: {str(error.get('msg', 'invalid')).removeprefix('Value error, ')}"
 
 
-@api.exception_handler(ValidationError)
 def request_invalid(request, exc: ValidationError):
     # A request that does not fit its schema is the caller's mistake: 400. ninja's default is 422,
     # which this API keeps for the quality gate (a well-formed text that is too poor to keep).
-    return api.create_response(request, {"detail": "; ".join(_problem(e) for e in exc.errors)}, status=400)
+    return _answer(request, {"detail": "; ".join(_problem(e) for e in exc.errors)}, status=400)
 
 
-@api.exception_handler(AuthenticationError)
 def unauthenticated(request, exc: AuthenticationError):
-    response = api.create_response(request, {"detail": "missing, unknown or revoked API key"}, status=401)
+    response = _answer(request, {"detail": "missing, unknown or revoked API key"}, status=401)
     response["WWW-Authenticate"] = "Bearer"
     return response
 
 
-@api.exception_handler(Throttled)
 def throttled(request, exc: Throttled):
     # Raised by a rate limit (memories/api/throttles.py); Retry-After in whole seconds (RFC 9110).
-    response = api.create_response(request, {"detail": "too many requests; retry later"}, status=429)
+    response = _answer(request, {"detail": "too many requests; retry later"}, status=429)
     response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
     return response
 
 
-@api.exception_handler(SuspiciousOperation)
 def request_refused(request, exc: SuspiciousOperation):
     # Django answers these with a bare 400 page; ninja reads the body inside the view, so they arrive here.
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        return api.create_response(request, {"detail": f"the request body is larger than {limit} bytes"}, status=413)
-    return api.create_response(request, {"detail": "bad request"}, status=400)
+        return _answer(request, {"detail": f"the request body is larger than {limit} bytes"}, status=413)
+    return _answer(request, {"detail": "bad request"}, status=400)
 
 
-@api.exception_handler(OperationalError)
 def database_busy(request, exc: OperationalError):
     # The database is out of reach, the pool had no connection within AMEM_DB_POOL_TIMEOUT, or a
     # lock race outlived the engine's retries (engine/locking.py): a transaction that failed was
     # rolled back, so the request changed nothing and may be sent again.
     log.error("database unavailable in %s %s: %s", request.method, request.path, exc)
-    response = api.create_response(request, {"detail": "the database is busy or unavailable; retry later"}, status=503)
+    response = _answer(request, {"detail": "the database is busy or unavailable; retry later"}, status=503)
     response["Retry-After"] = "5"
     return response
 
 
-@api.exception_handler(Exception)
 def unexpected(request, exc: Exception):
     """Anything else is our bug: logged with its traceback, answered without internals."""
     log.exception("unhandled error in %s %s", request.method, request.path)
-    return api.create_response(request, {"detail": "internal error"}, status=500)
+    return _answer(request, {"detail": "internal error"}, status=500)
+
+
+def _answer(request, data: dict, *, status: int):
+    # One renderer for both APIs' errors: the same JSON, the same headers.
+    return api.create_response(request, data, status=status)
+
+
+for _each in (api, mem0_api):
+    _each.exception_handler(AmemError)(engine_error)
+    _each.exception_handler(ValidationError)(request_invalid)
+    _each.exception_handler(AuthenticationError)(unauthenticated)
+    _each.exception_handler(Throttled)(throttled)
+    _each.exception_handler(SuspiciousOperation)(request_refused)
+    _each.exception_handler(OperationalError)(database_busy)
+    _each.exception_handler(Exception)(unexpected)
 
 
 @csrf_exempt  # agents send no CSRF token; a POST to a wrong path still gets the JSON answer
@@ -143,4 +157,14 @@ def unknown_endpoint(request: HttpRequest, rest: str = "") -> JsonResponse:
             detail += f"; API paths take no trailing slash: {request.path.rstrip('/')}"
         except Resolver404:
             pass
+    return JsonResponse({"detail": detail}, status=404)
+
+
+@csrf_exempt
+def unknown_mem0_call(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """A mem0 path amem does not serve (exports, webhooks, projects, profiles…): a JSON 404 naming it."""
+    detail = (
+        f"amem's mem0-compatible API does not serve {request.method} /{rest}; "
+        "the calls it serves and how each maps are in docs/api.md"
+    )
     return JsonResponse({"detail": detail}, status=404)

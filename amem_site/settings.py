@@ -283,6 +283,9 @@ AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "") or recorded_url(AMEM_DATA_DIR) 
 AMEM_API_KEY = env_str("AMEM_API_KEY", "")
 # amem_mcp talks to a server on this machine only, unless this is set.
 AMEM_MCP_ALLOW_REMOTE = env_bool("AMEM_MCP_ALLOW_REMOTE", False)
+# Browser origins that may call the remote MCP endpoint at /mcp (exact "scheme://host[:port]");
+# a request with any other Origin header is refused (MCP hosts outside a browser send none).
+AMEM_MCP_ALLOWED_ORIGINS = env_list("AMEM_MCP_ALLOWED_ORIGINS", [])
 # "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
 # until the web process syncs them). Set by the Makefile / deployment per process.
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))

@@ -10,6 +10,7 @@
     python -m bench local-model …     LoCoMo through /turns with a real local model vs offline (bench/local_model.py)
     python -m bench curation …        the review queues' precision and recall on labelled sets (bench/curation/)
     python -m bench bundle …          gold evidence inside the recall bundle per token budget (bench/bundle.py)
+    python -m bench mem0 …            amem and mem0 side by side through mem0's own SDK (bench/mem0_side.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -31,6 +32,7 @@ SCRIPTS = {
     "local-model": "bench.local_model",
     "curation": "bench.curation.replay",
     "bundle": "bench.bundle",
+    "mem0": "bench.mem0_side",
 }
 RETRIEVAL = ("locomo", "madial")
 

@@ -3,7 +3,7 @@
 Retiring a note keeps its text for undo; erasing removes it for good. Three scopes: one
 note, every note about a subject, a whole agent. For each erased note, in one transaction:
 
-* the row becomes a tombstone: text, keywords, tags, context, topics, subjects, sources and
+* the row becomes a tombstone: text, keywords, tags, context, topics, subjects, sources, metadata and
   embedding cleared, ``is_active=False``, ``erased_at`` set (never restored, never indexed);
 * its history stays as content-free events (action, actor, time; ``before``/``after``
   emptied) plus one ``erase`` event saying how many were scrubbed;
@@ -64,6 +64,7 @@ TOMBSTONE: dict[str, object] = {
     "topics": [],
     "subjects": [],
     "sources": [],
+    "metadata": {},
     "embedding": None,
     "embedding_model": "",
     "confidence": "",

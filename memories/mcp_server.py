@@ -1,4 +1,5 @@
-"""amem for MCP hosts: the agent API's operations as MCP tools over stdio (`manage.py amem_mcp`).
+"""amem for MCP hosts: the agent API's operations as MCP tools, over stdio (`manage.py amem_mcp`)
+and, with the same tools, over Streamable HTTP at /mcp of the web process (memories/mcp_http.py).
 
 Every tool forwards to the running server's JSON API (docs/api.md) with the
 agent's key, so the server stays the one owner of the embedded index and the key
@@ -63,9 +64,12 @@ class AmemApi:
     origin: str
     key: str
     transport: httpx.AsyncBaseTransport | None = None
+    # Sent instead of the key's header: a remote MCP caller's own Authorization and X-Amem-Agent
+    # (memories/mcp_http.py).
+    headers: dict[str, str] | None = None
 
     async def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {self.key}"}
+        headers = self.headers or {"Authorization": f"Bearer {self.key}"}
         try:
             async with httpx.AsyncClient(base_url=self.origin, timeout=TIMEOUT_S, transport=self.transport) as http:
                 response = await http.request(method, f"{API_PREFIX}{path}", json=body, headers=headers)

@@ -20,7 +20,7 @@ from engine.index.embeddings import to_bytes
 from engine.index_sync import outbox
 from engine.text import check_content, content_hash
 from engine.write.construct import apply_fields, construct, fields_of, recipe_vectors
-from engine.write.pipeline import clean_labels, resolve_agent
+from engine.write.pipeline import clean_labels, clean_metadata, resolve_agent
 from memories import access
 from memories.models import Agent, Note, NoteEvent
 
@@ -85,4 +85,27 @@ def retire_memory(note_id: object, agent: Agent | str, *, actor: str | None = No
             actor=actor or agent.pk,
         )
         outbox.sync_after_commit([note.pk])
+    return note
+
+
+def set_metadata(note_id: object, metadata: object, agent: Agent | str, *, actor: str | None = None) -> Note:
+    """Replace a note's caller-supplied metadata; the previous one stays in a ``metadata`` event.
+
+    Nothing amem ranks or builds reads metadata, so the note is neither re-constructed nor re-indexed.
+    """
+    agent = resolve_agent(agent)
+    cleaned = clean_metadata(metadata)
+    access.get_note_for_write(agent, note_id)
+    with transaction.atomic():
+        note = _locked_for_write(agent, note_id)
+        before = dict(note.metadata or {})
+        note.metadata = cleaned
+        note.save(update_fields=["metadata", "updated_at"])
+        NoteEvent.objects.create(
+            note=note,
+            action="metadata",
+            before={"metadata": before},
+            after={"metadata": cleaned},
+            actor=actor or agent.pk,
+        )
     return note

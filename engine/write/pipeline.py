@@ -13,7 +13,8 @@ for hot loops; ``add_episodic_batch`` embeds many at once.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
@@ -55,6 +56,8 @@ class EpisodicItem:
     context: str = ""
     # The conversation session of a chat turn ("" otherwise); episodes close sessions.
     session: str = ""
+    # The caller's own key/values (clean_metadata), kept on the note untouched.
+    metadata: Mapping[str, object] | None = None
 
 
 def resolve_agent(agent: Agent | str) -> Agent:
@@ -87,6 +90,37 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
     return cleaned
 
 
+METADATA_MAX_BYTES = 4096
+
+
+def clean_metadata(values: object) -> dict:
+    """The caller's metadata: a JSON object of at most 4 KB whose texts the database can store."""
+    if values is None:
+        return {}
+    if not isinstance(values, Mapping):
+        raise InvalidInput("metadata must be a JSON object")
+    try:
+        size = len(json.dumps(values, ensure_ascii=False).encode())
+    except (TypeError, ValueError):
+        raise InvalidInput("metadata must hold only JSON values") from None
+    if size > METADATA_MAX_BYTES:
+        raise InvalidInput(f"metadata is {size} bytes as JSON; the limit is {METADATA_MAX_BYTES}")
+    _check_metadata_texts(values)
+    return dict(values)
+
+
+def _check_metadata_texts(value: object) -> None:
+    if isinstance(value, str):
+        check_storable(value, "metadata")
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            check_storable(key, "metadata")
+            _check_metadata_texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_metadata_texts(item)
+
+
 def check_occurred_at(occurred_at: object) -> dt.datetime | None:
     if occurred_at is None:
         return None
@@ -112,6 +146,7 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
         sources=clean_labels(item.sources, "sources", limit=1000),
         created_at=item.occurred_at or timezone.now(),
         session=_session(item.session),
+        metadata=clean_metadata(item.metadata),
         index_dirty=True,
         revision=1,
         **access.fields_for_new_note(agent, item.scope),
@@ -230,6 +265,8 @@ class _Input:
     note_type: str | None
     occurred_at: dt.datetime | None
     actor: str
+    session: str = ""
+    metadata: dict | None = None
 
 
 @metrics.timed(metrics.WRITE_SECONDS, path="memory")
@@ -243,8 +280,14 @@ def add_memory(
     note_type: str | None = None,
     occurred_at: dt.datetime | None = None,
     actor: str | None = None,
+    session: str = "",
+    metadata: Mapping[str, object] | None = None,
 ) -> WriteResult:
-    """The full write: everything is validated before anything is read from the index or written."""
+    """The full write: everything is validated before anything is read from the index or written.
+
+    ``session`` and ``metadata`` are kept on a new note; a duplicate or a fold leaves the note it
+    lands in as it was (its session, its metadata).
+    """
     agent = resolve_agent(agent)
     cfg = get_config()
     given = _Input(
@@ -256,6 +299,8 @@ def add_memory(
         note_type=check_note_type(note_type),
         occurred_at=check_occurred_at(occurred_at),
         actor=actor or agent.pk,
+        session=_session(session),
+        metadata=clean_metadata(metadata),
     )
     access.fields_for_new_note(agent, scope)  # an impossible scope fails here, before any work
 
@@ -358,6 +403,8 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
         ephemeral=given.checked.ephemeral,
         subjects=given.subjects,
         sources=given.sources,
+        session=given.session,
+        metadata=given.metadata or {},
         created_at=given.occurred_at or timezone.now(),
         embedding=to_bytes(vector),
         embedding_model=runtime.embedder().model_name,

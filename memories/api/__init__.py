@@ -9,4 +9,5 @@ schemas.py        request and response bodies of agent.py and local.py: a note's
                   once (NoteFieldsOut, read from the Note by ninja resolvers), the list's paginator
 layer_schemas.py  request and response bodies of layers.py
 throttles.py      per-key rate limits and the bad-key lockout
+mem0/             mem0's calls at /mem0/ (mem0ai's MemoryClient with host=".../mem0"), mapped onto the above
 """

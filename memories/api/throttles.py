@@ -21,9 +21,10 @@ from ninja.errors import Throttled
 from ninja.throttling import AnonRateThrottle, AuthRateThrottle
 
 
-def bearer(request: HttpRequest) -> str:
-    header = request.headers.get("Authorization", "")
-    return header.partition(" ")[2].strip() if header.lower().startswith("bearer ") else ""
+def presented_key(request: HttpRequest) -> str:
+    """The key in ``Authorization: Bearer <key>``, or ``Token <key>`` (mem0's clients, memories/api/mem0/)."""
+    scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+    return key.strip() if scheme.lower() in ("bearer", "token") else ""
 
 
 class KeyRateThrottle(AuthRateThrottle):
@@ -47,7 +48,7 @@ class KeyRateThrottle(AuthRateThrottle):
         super().__init__(settings.AMEM_API_RATE)
 
     def get_cache_key(self, request: HttpRequest) -> str:
-        ident = hashlib.sha256(bearer(request).encode()).hexdigest()
+        ident = hashlib.sha256(presented_key(request).encode()).hexdigest()
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 

@@ -134,6 +134,9 @@ class Note(models.Model):
     subjects = models.JSONField(default=list, blank=True)
     # Caller-supplied message ids this memory came from; merges keep the union.
     sources = models.JSONField(default=list, blank=True)
+    # Caller-supplied key/values (what mem0 clients send as ``metadata``): kept, filtered on, exported,
+    # emptied by an erasure; amem's own logic never reads them.
+    metadata = models.JSONField(default=dict, blank=True)
 
     # float32 bytes of the normalised embedding of the note's embedding text.
     embedding = models.BinaryField(null=True, blank=True, editable=False)
@@ -268,6 +271,7 @@ class NoteEvent(models.Model):
             "episode",
             "reflection",
             "erase",
+            "metadata",
         )
     ]
 
