@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any
 
 from django.conf import settings
@@ -22,11 +21,10 @@ from django.utils import timezone
 
 from engine.errors import InvalidInput, LimitExceeded, NotFound
 from engine.text import check_storable
+from memories import ids
 from memories.models import Agent, CoreBlock, CoreEvent
 
-NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 MAX_PATH_CHARS = 300
-MAX_SUBJECT_CHARS = 200
 
 
 def limit_bytes() -> int:
@@ -39,16 +37,15 @@ def size_of(value: Any) -> int:
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise InvalidInput("a block name is 1–64 lower-case letters, digits, '-' or '_', starting with a letter")
-    return name
+    return ids.check_block_name(name)
 
 
 def check_subject(subject: str | None) -> str:
+    """ "" (the agent itself) or a subject by the one rule of memories/ids.py, surrounding spaces trimmed."""
+    if subject is not None and not isinstance(subject, str):
+        raise InvalidInput("subject must be a string")
     subject = (subject or "").strip()
-    if len(subject) > MAX_SUBJECT_CHARS:
-        raise InvalidInput(f"subject may hold at most {MAX_SUBJECT_CHARS} characters")
-    return subject
+    return ids.check_subject(subject) if subject else ""
 
 
 def blocks(agent: Agent, subject: str | None = None) -> list[CoreBlock]:
