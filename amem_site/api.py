@@ -12,8 +12,9 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, Throttled, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
+from amem_site.json_parser import BoundedJsonParser
 from engine.errors import (
     AmemError,
     Busy,
@@ -33,7 +34,7 @@ from memories.api.local import router as local_router
 
 log = logging.getLogger("amem.api")
 
-api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs")
+api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs", parser=BoundedJsonParser())
 api.add_router("/local/", local_router)
 api.add_router("/", agent_router)
 api.add_router("/", key_router)
@@ -89,6 +90,14 @@ def request_invalid(request, exc: ValidationError):
     # A request that does not fit its schema is the caller's mistake: 400. ninja's default is 422,
     # which this API keeps for the quality gate (a well-formed text that is too poor to keep).
     return api.create_response(request, {"detail": "; ".join(_problem(e) for e in exc.errors)}, status=400)
+
+
+@api.exception_handler(HttpError)
+def body_unreadable(request, exc: HttpError):
+    # ninja answers a body its parser refused with a bare "Cannot parse request body"; a body
+    # nested past the limit says so (amem_site/json_parser.py).
+    detail = str(exc.__cause__) if isinstance(exc.__cause__, InvalidInput) else str(exc)
+    return api.create_response(request, {"detail": detail}, status=exc.status_code)
 
 
 @api.exception_handler(AuthenticationError)

@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from engine import json_limits
 from engine.errors import InvalidInput, LimitExceeded, NotFound
 from engine.text import check_storable
 from memories import ids
@@ -173,6 +174,7 @@ def _change(agent: Agent, name: str, subject: str | None, action: str, path: str
         block, _ = CoreBlock.objects.select_for_update().get_or_create(agent=agent, subject=subject, name=name)
         before = block.value
         after = compute(before)
+        json_limits.check_value(after, "the block")  # a long path can nest a small value deeper
         _check_text(after)
         _check_size(after)  # raises inside the transaction: a block created just now is rolled back too
         block.value, block.updated_at = after, timezone.now()
@@ -186,17 +188,20 @@ def replace(
 ) -> CoreBlock:
     """Set ``value`` at ``path`` of block ``name`` (created empty if new)."""
     parse_path(path)
+    json_limits.check_value(value)  # before anything below copies or walks it
     return _change(agent, name, subject, "replace", path, lambda v: with_replaced(v, path, value), actor or agent.pk)
 
 
 def append(agent: Agent, name: str, path: str, value: Any, *, subject: str | None = None, actor: str = "") -> CoreBlock:
     """Append ``value`` to the list at ``path`` of block ``name`` (created empty if new)."""
     parse_path(path)
+    json_limits.check_value(value)
     return _change(agent, name, subject, "append", path, lambda v: with_appended(v, path, value), actor or agent.pk)
 
 
 def review_edit(block: CoreBlock, value: Any, actor: str) -> CoreBlock:
     """A reviewer replaces a whole block (same limit, same history)."""
+    json_limits.check_value(value)
     return _change(block.agent, block.name, block.subject, "review_edit", "", lambda _v: copy.deepcopy(value), actor)
 
 
