@@ -35,6 +35,8 @@ timeout = server.timeout
 graceful_timeout = 8
 keepalive = 5
 accesslog = server.access_log
+# Paths and query strings redacted: no subject's name or search text in the log (amem_site/log_redaction.py).
+logger_class = "amem_site.log_redaction.RedactingAccessLogger"
 errorlog = "-"
 loglevel = server.log_level
 # The app is imported in the worker (not the master): the process that serves owns the index.

@@ -15,6 +15,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from amem_site.json_parser import BoundedJsonParser
+from amem_site.log_redaction import redact_path
 from engine.errors import (
     AmemError,
     Busy,
@@ -131,7 +132,7 @@ def database_busy(request, exc: OperationalError):
     # The database is out of reach, the pool had no connection within AMEM_DB_POOL_TIMEOUT, or a
     # lock race outlived the engine's retries (engine/locking.py): a transaction that failed was
     # rolled back, so the request changed nothing and may be sent again.
-    log.error("database unavailable in %s %s: %s", request.method, request.path, exc)
+    log.error("database unavailable in %s %s: %s", request.method, redact_path(request.path), exc)
     response = api.create_response(request, {"detail": "the database is busy or unavailable; retry later"}, status=503)
     response["Retry-After"] = "5"
     return response
@@ -140,7 +141,7 @@ def database_busy(request, exc: OperationalError):
 @api.exception_handler(Exception)
 def unexpected(request, exc: Exception):
     """Anything else is our bug: logged with its traceback, answered without internals."""
-    log.exception("unhandled error in %s %s", request.method, request.path)
+    log.exception("unhandled error in %s %s", request.method, redact_path(request.path))
     return api.create_response(request, {"detail": "internal error"}, status=500)
 
 
