@@ -43,7 +43,7 @@ def redact_url(url: str) -> str:
 class RedactingAccessLogger(Logger):
     """gunicorn's logger with the request line, path, query and referer redacted (gunicorn.conf.py)."""
 
-    def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
+    def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
         path = redact_path(environ.get("PATH_INFO", ""))
         query = redact_query(environ.get("QUERY_STRING", ""))
