@@ -322,3 +322,4 @@ def after_commit(note_ids: list[uuid.UUID]) -> None:
     indexer.sync_notes(note_ids)
     erased_traces.forget_cached_text()
     erased_traces.checkpoint_sqlite()
+    erased_traces.compact_postgres()
