@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.live.conftest import postgres_suite_only
 from testsupport.live_server import PG_ADMIN_URL, LiveServer, postgres_available
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, postgres_suite_only]
 
 
 def _admin(sql: str) -> list[tuple]:
