@@ -41,6 +41,9 @@ errorlog = "-"
 loglevel = server.log_level
 # The app is imported in the worker (not the master): the process that serves owns the index.
 preload_app = False
+# No control socket (gunicornc): amem does not use it, and its default path is one file in the
+# user's home shared by every gunicorn of that user.
+control_socket_disable = True
 
 
 def post_worker_init(worker):

@@ -123,10 +123,31 @@ class SentenceTransformerEmbedder(Embedder):
         super().__init__(model_name, device=device, batch_size=batch_size)
         self._model: Any = None
         self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
+        self._onnx_dimension: int | None = None  # known without PyTorch (onnx_encoder.load_verified)
+        self._tried_fast = False
 
     @property
     def uses_onnx(self) -> bool:
         """Whether short inputs run through ONNX Runtime (known once the model is loaded)."""
+        return self._onnx is not None
+
+    def start_fast(self) -> bool:
+        """Serve short inputs through ONNX Runtime without importing PyTorch, when an earlier start
+        recorded that the graph matches it (onnx_encoder.load_verified). True if it does."""
+        if self._onnx is not None:
+            return True
+        with self._lock:
+            if not self._tried_fast and self._onnx is None:
+                self._tried_fast = True
+                if self.device == "cpu" and os.environ.get("AMEM_EMBED_ONNX", "1") != "0":
+                    try:
+                        location = _resolve(self.model_name)
+                    except EmbeddingModelError:
+                        return False
+                    if Path(location).is_dir():
+                        found = onnx_encoder.load_verified(location)
+                        if found is not None:
+                            self._onnx, self._onnx_dimension = found
         return self._onnx is not None
 
     def _load(self):
@@ -158,6 +179,8 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def dimension(self) -> int:
+        if self._model is None and (self._onnx_dimension is not None or self.start_fast()):
+            return int(self._onnx_dimension or 0)
         model = self._load()
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
@@ -169,6 +192,9 @@ class SentenceTransformerEmbedder(Embedder):
         return self.cache.encode("passage", texts, lambda fresh: self._encode(fresh, show_progress))
 
     def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        if len(texts) <= SMALL_BATCH and (self._onnx is not None or self.start_fast()):
+            assert self._onnx is not None
+            return self._onnx.encode(texts)
         model = self._load()
         if self._onnx is not None and len(texts) <= SMALL_BATCH:
             return self._onnx.encode(texts)
