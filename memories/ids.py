@@ -138,3 +138,7 @@ def validate_collection(value: object) -> None:
 
 def validate_block_name(value: object) -> None:
     check_block_name(value)
+
+
+def validate_label(value: object) -> None:
+    check_label(value)

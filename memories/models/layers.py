@@ -10,7 +10,15 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
-from memories.ids import CheckedIds, check_agent_id, check_block_name, check_session, check_subject, validate_block_name
+from memories.ids import (
+    CheckedIds,
+    check_agent_id,
+    check_block_name,
+    check_session,
+    check_subject,
+    validate_block_name,
+    validate_label,
+)
 
 
 class CoreBlock(CheckedIds, models.Model):
@@ -21,7 +29,7 @@ class CoreBlock(CheckedIds, models.Model):
 
     agent = models.ForeignKey("memories.Agent", on_delete=models.CASCADE, related_name="core_blocks")
     # "" = about the agent itself; otherwise the person (or thing) the block describes.
-    subject = models.CharField(max_length=200, blank=True, default="")
+    subject = models.CharField(max_length=200, blank=True, default="", validators=[validate_label])
     name = models.CharField(max_length=64, validators=[validate_block_name])
     value = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -100,7 +108,7 @@ class Episode(CheckedIds, models.Model):
     ID_FIELDS = {"agent_id": check_agent_id, "session": check_session}
 
     agent_id = models.CharField(max_length=64, db_index=True)
-    session = models.CharField(max_length=200)
+    session = models.CharField(max_length=200, validators=[validate_label])
     note = models.OneToOneField("memories.Note", on_delete=models.CASCADE, related_name="episode")
     turn_ids = models.JSONField(default=list, blank=True)
     started_at = models.DateTimeField()

@@ -24,6 +24,7 @@ from memories.ids import (
     check_labels,
     validate_agent_id,
     validate_collection,
+    validate_label,
 )
 from memories.models.keys import BearerKey
 
@@ -169,7 +170,7 @@ class Note(CheckedIds, models.Model):
     # 1–10, rated at write (engine/annotations/importance.py); None = written before ratings existed.
     importance = models.PositiveSmallIntegerField(null=True, blank=True)
     # The conversation session a turn belongs to ("" = not a turn); episodes close sessions.
-    session = models.CharField(max_length=200, blank=True, db_index=True)
+    session = models.CharField(max_length=200, blank=True, db_index=True, validators=[validate_label])
     # "episode" / "reflection" for notes the memory layers wrote; "" for everything else.
     layer = models.CharField(max_length=20, blank=True, db_index=True)
 
