@@ -38,7 +38,7 @@ from engine.text import (
 )
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
-from memories import access
+from memories import access, ids
 from memories.models import Agent, Note, NoteEvent
 
 CREATED, DUPLICATE, FOLDED, FLAGGED, CONFLICT = "created", "duplicate", "folded", "flagged", "conflict"
@@ -65,7 +65,7 @@ def resolve_agent(agent: Agent | str) -> Agent:
         if not agent.is_active:
             raise NotFound(f"agent {agent.pk!r} is not active")
         return agent
-    found = Agent.objects.filter(pk=check_storable(str(agent), "agent"), is_active=True).first()
+    found = Agent.objects.filter(pk=ids.check_agent_id(agent), is_active=True).first()
     if found is None:
         raise NotFound(f"no active agent {agent!r}")
     return found
@@ -83,6 +83,8 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
             raise InvalidInput(f"{name} must hold non-empty strings of at most 200 characters")
         if not storable(value):
             raise InvalidInput(f"{name} must not contain control characters or invalid UTF-8")
+        if name == "subjects":
+            ids.check_subject(value.strip())  # the one rule for subjects (memories/ids.py)
         if value.strip() not in cleaned:
             cleaned.append(value.strip())
     if len(cleaned) > limit:
@@ -154,9 +156,7 @@ def _prepare(agent: Agent, item: EpisodicItem) -> Note:
 
 
 def _session(label: str) -> str:
-    if len(label) > 200:
-        raise InvalidInput("a session label may hold at most 200 characters")
-    return label
+    return ids.check_session(label) if label else ""
 
 
 @metrics.timed(metrics.WRITE_SECONDS, path="episodic")
