@@ -51,15 +51,16 @@
 
   // "Select on this page" buttons count the cards left that they select; one with none left goes.
   function countChips() {
-    const chips = Array.from(document.querySelectorAll("#selectors .chip"));
-    if (!chips.length) return;
+    const row = document.getElementById("selectors");
+    if (!row) return;
+    const chips = Array.from(row.querySelectorAll(".chip"));
     chips.forEach((chip) => {
       const n = matching(chip.dataset.select, chip.dataset.reason || chip.dataset.agent).length;
       const label = chip.querySelector(".n");
       if (label) label.textContent = String(n);
       chip.hidden = n === 0;
     });
-    document.getElementById("selectors").hidden = chips.every((c) => c.hidden);
+    row.hidden = chips.every((c) => c.hidden);
   }
 
   function matching(kind, value) {
@@ -141,6 +142,11 @@
       if (undo && window.htmx) htmx.process(undo.closest("form") || undo);
       if (undo) undo.click(); else done = false;
     } else if (/^[a-z]$/.test(e.key)) done = act(e.key);
+    else if (/^[A-Z]$/.test(e.key)) {
+      // Shift + a decision's key: that decision for the selected cards, through the preview.
+      const bulk = document.querySelector(`#bulk-form button[data-bulk][data-key="${e.key}"]`);
+      if (bulk && !bulk.disabled) bulk.click(); else done = false;
+    }
     else done = false;
     if (done) e.preventDefault();
   });
