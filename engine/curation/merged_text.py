@@ -2,10 +2,10 @@
 
 The older note's text comes first, each sentence once, with its line breaks; then each
 sentence of the newer note that says something the text does not say yet. A newer sentence
-that contradicts an older one takes its place (the newer note is the later word), so the
-merged text never says both ("Ana works at Farfetch." / "Ana no longer works at Farfetch.").
-A sentence is left out when it repeats one already there word for word, restates it
-(engine/llm/same_statement.py), or adds no content word the text lacks.
+takes the place of an older one it contradicts (the newer note is the later word, so the
+merged text never says both: "Ana works at Farfetch." / "Ana no longer works at Farfetch.")
+or says in full and adds to ("… on Sundays." / "… on Sundays before breakfast."). A newer
+sentence is left out when it adds no content word the text lacks.
 
 Pure and model-free, so the prepared text on a card is exactly what the decision writes.
 """
@@ -13,11 +13,11 @@ Pure and model-free, so the prepared text on a card is exactly what the decision
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from engine.index.tokenize import STOP_WORDS, words
 from engine.llm.contradiction_rules import contradiction
 from engine.llm.offline import REPORTING
-from engine.llm.same_statement import near_duplicate
 
 # A sentence ends at . ! ? followed by a space, or right after a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
@@ -59,15 +59,17 @@ def merged_text(older: str, newer: str) -> str:
         for sentence in line:
             if _key(sentence) in seen:
                 continue
-            replaced = _replace_contradicted(lines, sentence, seen)
-            if not replaced:
-                content = _content(sentence)
-                restated = any(near_duplicate(old, sentence) for old_line in lines for old in old_line)
-                if restated or (content and content <= known):
-                    continue
-                extra.append(sentence)
+            content = _content(sentence)
+            if not _replace(lines, sentence, seen, lambda old, new=sentence: contradiction(old, new) is not None):
+                if content and content <= known:
+                    continue  # says nothing the text does not say already
+                # It says what an older sentence says, and more: it takes that sentence's place.
+                if not _replace(
+                    lines, sentence, seen, lambda old, new=content: bool(_content(old)) and _content(old) <= new
+                ):
+                    extra.append(sentence)
             seen.add(_key(sentence))
-            known |= _content(sentence)
+            known |= content
         if extra:
             added.append(extra)
     # Several lines on either side: what the newer note adds keeps its own lines; otherwise it
@@ -87,11 +89,11 @@ def _join(sentences: list[str]) -> str:
     return out
 
 
-def _replace_contradicted(lines: list[list[str]], sentence: str, seen: set[str]) -> bool:
-    """Put ``sentence`` in place of the first older sentence it contradicts; False if none does."""
+def _replace(lines: list[list[str]], sentence: str, seen: set[str], replaces: Callable[[str], bool]) -> bool:
+    """Put ``sentence`` in place of the first older sentence ``replaces`` picks; False if none."""
     for line in lines:
         for i, old in enumerate(line):
-            if contradiction(old, sentence) is not None:
+            if replaces(old):
                 seen.discard(_key(old))
                 line[i] = sentence
                 return True
