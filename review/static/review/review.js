@@ -45,6 +45,7 @@
     if (all) all.checked = chosen > 0 && chosen === picks().length;
     cards().forEach((c) => c.classList.toggle("picked", !!(c.querySelector(".pick-card") || {}).checked));
     countChips();
+    markClamped();
     if (current && !document.body.contains(current)) current = null;
     measureBar();
   }
@@ -61,6 +62,14 @@
       chip.hidden = n === 0;
     });
     row.hidden = chips.every((c) => c.hidden);
+  }
+
+  // On a phone a pair card's texts stop at eight lines (review.css): offer the rest where they did.
+  function markClamped() {
+    live().forEach((c) => {
+      const cut = Array.from(c.querySelectorAll(".side .text")).some((t) => t.scrollHeight > t.clientHeight + 2);
+      c.classList.toggle("clamped", cut && !c.classList.contains("whole"));
+    });
   }
 
   function matching(kind, value) {
@@ -152,6 +161,8 @@
   });
 
   document.addEventListener("click", (e) => {
+    const whole = e.target.closest("[data-whole]");
+    if (whole) { const c = whole.closest(".card"); c.classList.add("whole"); c.classList.remove("clamped"); return; }
     const close = e.target.closest("#bulk-dialog [data-close]");
     if (close) { e.preventDefault(); closePreview(); return; }
     const t = e.target.closest("[data-select], [data-help]");

@@ -59,9 +59,7 @@ def test_the_help_says_what_the_keys_do_and_a_key_acts_on_the_current_card_only(
     expect(page.locator("#selected")).to_have_text("2")  # the selection is left as it was
 
 
-def test_after_undo_the_restored_card_is_current_and_the_next_key_acts_on_it(
-    logged_in, live_server, alice, make_note
-):
+def test_after_undo_the_restored_card_is_current_and_the_next_key_acts_on_it(logged_in, live_server, alice, make_note):
     page = logged_in
     _pairs(make_note, alice, 3)
     page.goto(f"{live_server.url}/review/queues/merges/")

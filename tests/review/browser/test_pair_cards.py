@@ -98,7 +98,9 @@ def test_same_fact_says_plainly_when_it_keeps_one_side_as_it_is(logged_in, live_
     page.goto(f"{live_server.url}/review/queues/conflicts/")
     card = page.locator(f"#conflict-{pair.pk}")
     expect(card.locator("summary")).to_have_text("“Same fact” writes the newer note's text, as it is")
-    expect(card.locator("[data-preview]")).to_have_value("Ana no longer works at Farfetch; she joined a bakery in Porto.")
+    expect(card.locator("[data-preview]")).to_have_value(
+        "Ana no longer works at Farfetch; she joined a bakery in Porto."
+    )
     expect(card.locator("button.primary")).to_have_text("Newer replaces older n")
     expect(card.locator("button", has_text="Merge B into A")).to_have_count(0)
 
@@ -107,7 +109,9 @@ def test_in_merges_the_newer_note_can_replace_the_existing_one_and_undo_brings_i
     logged_in, live_server, alice, make_note
 ):
     page = logged_in
-    old, new = _pending(make_note, alice, "Alice has a red bicycle.", "Alice sold her red bicycle and now rides a blue one.")
+    old, new = _pending(
+        make_note, alice, "Alice has a red bicycle.", "Alice sold her red bicycle and now rides a blue one."
+    )
     page.goto(f"{live_server.url}/review/queues/merges/")
     card = page.locator(f"#merge-{new.pk}")
     card.locator("button:has-text('Newer replaces older')").click()
@@ -160,7 +164,9 @@ def test_a_queue_can_be_searched_and_filtered(logged_in, live_server, alice, mak
 
 def test_a_conflicted_note_links_to_its_own_card(logged_in, live_server, alice, make_note):
     page = logged_in
-    pairs = [_conflict(make_note, alice, f"Alice has {n} cats.", f"Alice has {n + 1} cats.", reason="r") for n in (2, 7)]
+    pairs = [
+        _conflict(make_note, alice, f"Alice has {n} cats.", f"Alice has {n + 1} cats.", reason="r") for n in (2, 7)
+    ]
     Note.objects.filter(pk=pairs[1].note_a_id).update(low_quality=True, low_quality_reasons=["pending_conflict"])
     page.goto(f"{live_server.url}/review/notes/{pairs[1].note_a_id}/")
     main = page.locator("#note-main")
