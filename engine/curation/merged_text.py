@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from engine.index.tokenize import STOP_WORDS, words
 from engine.llm.contradiction_rules import contradiction
@@ -60,13 +61,11 @@ def merged_text(older: str, newer: str) -> str:
             if _key(sentence) in seen:
                 continue
             content = _content(sentence)
-            if not _replace(lines, sentence, seen, lambda old, new=sentence: contradiction(old, new) is not None):
+            if not _replace(lines, sentence, seen, partial(_contradicted_by, sentence)):
                 if content and content <= known:
                     continue  # says nothing the text does not say already
                 # It says what an older sentence says, and more: it takes that sentence's place.
-                if not _replace(
-                    lines, sentence, seen, lambda old, new=content: bool(_content(old)) and _content(old) <= new
-                ):
+                if not _replace(lines, sentence, seen, partial(_said_within, content)):
                     extra.append(sentence)
             seen.add(_key(sentence))
             known |= content
@@ -87,6 +86,16 @@ def _join(sentences: list[str]) -> str:
     for sentence in sentences:
         out += sentence if not out or out[-1] in "。！？" else f" {sentence}"
     return out
+
+
+def _contradicted_by(new: str, old: str) -> bool:
+    return contradiction(old, new) is not None
+
+
+def _said_within(content: set[str], old: str) -> bool:
+    """Every content word of ``old`` is in ``content``: the newer sentence says it, and maybe more."""
+    words = _content(old)
+    return bool(words) and words <= content
 
 
 def _replace(lines: list[list[str]], sentence: str, seen: set[str], replaces: Callable[[str], bool]) -> bool:
