@@ -68,7 +68,7 @@ def _run(ws: list[Word], tag: str | None, title: str = "") -> str:
     after = escape(ws[-1].space)
     if tag is None:
         return inner + after
-    attrs = f' class="{title}" title="only on this side"' if title else ""
+    attrs = f' class="{title}"' if title else ""
     return f"<{tag}{attrs}>{inner}</{tag}>{after}"
 
 

@@ -245,3 +245,38 @@ def test_an_action_schedules_the_index_sync(rclient, alice, make_note, django_ca
         rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX)
     note.refresh_from_db()
     assert not note.is_active and not note.index_dirty and note.indexed_at is not None
+
+
+def test_a_decision_on_a_card_drawn_before_a_change_is_refused_and_the_card_drawn_again(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True, merge_candidate=old)
+    shown = f"{old.pk}:{old.revision} {new.pk}:{new.revision}"
+    Note.objects.filter(pk=old.pk).update(revision=old.revision + 1)  # changed since the card was drawn
+    for decision in ("same", "replace", "both", "unrelated"):
+        response = rclient.post(f"/review/notes/{new.pk}/pending/{decision}/", {"shown": shown}, **HTMX)
+        body = response.content.decode()
+        assert response.status_code == 409 and "changed since this card was drawn" in body, decision
+        assert f'id="merge-{new.pk}"' in body and f"{old.pk}:{old.revision + 1}" in body  # drawn as it is now
+    new.refresh_from_db()
+    assert new.pending_merge and new.is_active and Note.objects.get(pk=old.pk).is_active
+    assert not NoteEvent.objects.filter(actor=ACTOR).exists()
+    unreadable = rclient.post(f"/review/notes/{new.pk}/pending/both/", {"shown": "nonsense"}, **HTMX)
+    assert unreadable.status_code == 422 and b"not readable" in unreadable.content
+
+
+def test_a_stale_conflict_card_is_refused_too(rclient, conflict):
+    a = conflict.note_a
+    shown = f"{a.pk}:{a.revision} {conflict.note_b_id}:{conflict.note_b.revision}"
+    Note.objects.filter(pk=a.pk).update(revision=a.revision + 1)
+    response = rclient.post(f"/review/conflicts/{conflict.pk}/replace/", {"shown": shown}, **HTMX)
+    assert response.status_code == 409 and f'id="conflict-{conflict.pk}"'.encode() in response.content
+    conflict.refresh_from_db()
+    assert conflict.status == "open" and Note.objects.get(pk=conflict.note_b_id).is_active
+
+
+def test_one_card_is_drawn_again_only_for_its_reviewer(rclient, alice, bob, make_note):
+    mine = make_note(alice, "Alice drinks green tea each morning.", pending_merge=True)
+    theirs = make_note(bob, "Bob drinks black coffee each morning.", pending_merge=True)
+    assert rclient.get(f"/review/queues/cards/merge/{mine.pk}/?redrawn=1").status_code == 200
+    assert rclient.get(f"/review/queues/cards/merge/{theirs.pk}/").status_code == 404
+    assert rclient.get(f"/review/queues/cards/nonsense/{mine.pk}/").status_code == 404

@@ -108,8 +108,8 @@ def test_the_merge_card_shows_the_preview_the_diff_sources_and_similarity(rclien
     )
     body = rclient.get("/review/queues/merges/").content.decode()
     assert "similarity 0.81" in body and "chat-1" in body and "chat-2" in body
-    assert 'class="only-a" title="only on this side">every</mark> morning.' in body
-    assert 'class="only-b" title="only on this side">each</mark> morning <mark class="only-b"' in body
+    assert 'class="only-a">every</mark> morning.' in body
+    assert 'class="only-b">each</mark> morning <mark class="only-b"' in body
     assert "Alice drinks green tea every morning. Alice drinks green tea each morning at seven." in body
 
 
