@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from engine.write.pipeline import EpisodicItem, add_episodic_batch
 from memories.models import ConflictPair, Note
 
 pytestmark = pytest.mark.browser
@@ -26,10 +27,11 @@ def _keys_on_every_page(page, url: str) -> list[str]:
 def test_every_card_the_badge_counts_is_on_a_page(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Alice keeps a list of the birds she sees.")
-    merges = {
-        str(make_note(alice, f"Alice saw bird number {i} in the park.", pending_merge=True, merge_candidate=old).pk)
-        for i in range(43)
-    }
+    # More than the 200 cards the queue once stopped at (it said "200 left" under a badge of 207).
+    items = [EpisodicItem(f"Alice saw bird number {i} in the park.") for i in range(207)]
+    birds = add_episodic_batch(alice, items)
+    Note.objects.filter(pk__in=[n.pk for n in birds]).update(pending_merge=True, merge_candidate=old)
+    merges = {str(n.pk) for n in birds}
     conflicts = set()
     for i in range(22):
         a, b = make_note(alice, f"Alice has {i} cats."), make_note(alice, f"Alice has {i + 100} cats.")

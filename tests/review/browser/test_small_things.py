@@ -47,6 +47,8 @@ def test_a_decided_conflict_says_which_text_it_kept(logged_in, live_server, alic
 
 
 def test_no_review_page_logs_an_error_or_a_failed_request(logged_in, live_server, alice, make_note):
+    """Headless chromium asks for no favicon; a desktop browser asks /favicon.ico of every page
+    that names no icon, and logs its 404: every page names one."""
     page = logged_in
     note = make_note(alice, "Alice's cat is called Miso.", low_quality=True, low_quality_reasons=["vague"])
     problems: list[str] = []
@@ -63,4 +65,6 @@ def test_no_review_page_logs_an_error_or_a_failed_request(logged_in, live_server
     ):
         page.goto(f"{live_server.url}{path}")
         page.wait_for_load_state("networkidle")
+        if not page.locator("head link[rel=icon]").count():
+            problems.append(f"no icon on {path}: a desktop browser asks /favicon.ico and logs a 404")
     assert problems == []
