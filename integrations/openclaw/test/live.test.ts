@@ -9,7 +9,9 @@ import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
 import { after, before, describe, it, type TestContext } from "node:test";
 
+import { parseConfig, resolveFor } from "../src/config.js";
 import plugin from "../src/index.js";
+import { scopedAgentId } from "../src/state.js";
 import { fakeApi, textOf, type Recorded } from "./helpers/fake-api.js";
 import { countTokens, freePort, startAmem, type LiveAmem } from "./helpers/server.js";
 
@@ -551,5 +553,56 @@ describe("openclaw amem status", () => {
     assert.match(found.out, /^Found \d+ memories:\n1\. The CLI test note/);
     const other = await rec.runCli(["amem", "search"], "when is the boiler serviced", { agent: "someone-else" });
     assert.doesNotMatch(other.out, /boiler/);
+  });
+});
+
+describe("memoryScope person: each person talking to one agent their own memory", () => {
+  const ALICE = { sessionKey: "agent:main:telegram:direct:alice", senderId: "alice", channel: "telegram" };
+  const BOB = { sessionKey: "agent:main:telegram:direct:bob", senderId: "bob", channel: "telegram" };
+
+  it("keeps two people of one agent apart in tools, recall, capture and lists", async () => {
+    const rec = await gatewayPlugin({ memoryScope: "person" });
+    await call(rec, "memory_add", { text: "My sister Ana lives in Porto and teaches piano." }, ALICE);
+    await rec.hooks.agent_end!(
+      { success: true, messages: exchange("My brother Rui plays the cello in Lisbon.", "Lovely, a cellist!"), runId: "run-bob" },
+      BOB,
+    );
+    assert.deepEqual(rec.warnings(), []);
+    const bobs = textOf(await call(rec, "memory_list", { limit: 100 }, BOB));
+    assert.match(bobs, /Rui plays the cello/);
+    assert.doesNotMatch(bobs, /Ana lives in Porto/);
+    const alices = textOf(await call(rec, "memory_list", { limit: 100 }, ALICE));
+    assert.match(alices, /Ana lives in Porto/);
+    assert.doesNotMatch(alices, /Rui/);
+    const aliceRecall = await eventually(
+      async () => rec.hooks.before_prompt_build!({ prompt: "Where does my sister Ana live? And Rui the cellist?", messages: [] }, ALICE),
+      (r) => /Ana lives in Porto/.test(r?.prependContext ?? ""),
+    );
+    assert.doesNotMatch(aliceRecall?.prependContext ?? "", /Rui/);
+    const bobSearch = await eventually(
+      () => call(rec, "memory_search", { query: "sister Ana Porto piano, brother Rui cello" }, BOB),
+      (r) => /Rui/.test(textOf(r)),
+    );
+    assert.doesNotMatch(textOf(bobSearch), /Ana lives in Porto/);
+    // Each person is an amem agent of the gateway: amem itself keeps them apart.
+    const direct = async (ctx: object) => {
+      const agent = scopedAgentId(PREFIX, resolveFor(parseConfig({ memoryScope: "person" }), ctx, {}));
+      const response = await fetch(`${amem.url}/api/v1/memories`, { headers: { Authorization: `Bearer ${gatewayKey}`, "X-Amem-Agent": agent } });
+      return ((await response.json()) as { results: { content: string }[] }).results.map((n) => n.content);
+    };
+    assert.deepEqual(await direct(ALICE), ["My sister Ana lives in Porto and teaches piano."]);
+    assert.ok((await direct(BOB)).some((n) => /Rui plays the cello/.test(n)));
+  });
+
+  it("refuses memoryScope person with an agent key, saying why, rather than mixing people in one memory", async () => {
+    const rec = pluginFor({ memoryScope: "person" });
+    await assert.rejects(call(rec, "memory_list", {}, ALICE), /memoryScope "person" needs a gateway key/);
+  });
+
+  it("memoryScope shared: every agent reads and writes one memory", async () => {
+    const rec = await gatewayPlugin({ memoryScope: "shared" });
+    await call(rec, "memory_add", { text: "The household's wifi password is on the fridge." }, MAIN);
+    const writer = textOf(await call(rec, "memory_list", { limit: 100 }, WRITER));
+    assert.match(writer, /wifi password is on the fridge/);
   });
 });
