@@ -37,7 +37,9 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
     """Validate a note's text; raise before anything is written.
 
     InvalidInput: not a string, undecodable, control characters, too long.
-    QualityRejected: shorter than ``min_chars`` once trimmed (a CJK character counts 1).
+    QualityRejected: shorter than ``min_chars`` once trimmed, a CJK character counting 2: one
+    carries about a word, so 我不吃海鲜。 ("I don't eat shellfish.", 11) is long enough and 好的。 (5)
+    is not.
     """
     if isinstance(text, bytes):
         try:
@@ -53,10 +55,20 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
     trimmed = text.strip()
     if len(trimmed) > max_chars:
         raise InvalidInput(f"text is {len(trimmed)} characters; the limit is {max_chars}")
-    if len(trimmed) < min_chars:
+    if weighted_length(trimmed) < min_chars:
         raise QualityRejected(f"[quality] text is shorter than {min_chars} characters")
     lowered = trimmed.casefold()
     return CheckedText(trimmed, any(signal in lowered for signal in EPHEMERAL_SIGNALS))
+
+
+def weighted_length(text: str) -> int:
+    """The length the quality gate compares: a CJK character counts 2."""
+    return len(text) + sum(1 for ch in text if _is_cjk(ch))
+
+
+def _is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return 0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x3040 <= code <= 0x30FF or 0xAC00 <= code <= 0xD7AF
 
 
 def normalise(text: str) -> str:

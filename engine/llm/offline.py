@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.llm import stop_words
+from engine.llm import capture_rules, stop_words
 from engine.llm.contradiction_rules import contradiction
 from engine.llm.same_statement import near_duplicate
 from engine.llm.types import (
@@ -246,12 +246,14 @@ class OfflineRules:
         return EvolveResult()  # rewriting other notes' context needs real understanding
 
     def crud(self, dialogue: list[tuple[str, str]], existing: list[str]) -> list[CrudOp]:
-        statements = [
-            " ".join(text.split())[:500]
+        # The user's statements, sentence by sentence: not their questions, requests or chit-chat
+        # (engine/llm/capture_rules.py); what the assistant said is not the user's fact.
+        durable = [
+            statement[:500]
             for role, text in dialogue
             if role.strip().lower() not in ("assistant", "ai", "bot", "model")
+            for statement in capture_rules.statements(text)
         ]
-        durable = [s for s in statements if looks_durable(s)]
         if not durable:
             return []
         ops: list[CrudOp] = []
@@ -421,12 +423,8 @@ def _content_words(text: str) -> set[str]:
 
 
 def looks_durable(statement: str) -> bool:
-    """Worth remembering by rule: long enough, not a question, not chit-chat or ephemeral."""
-    text = statement.strip()
-    if len(text) < 10 or QUESTION_RE.search(text) or EPHEMERAL_RE.search(text):
-        return False
-    words = re.findall(r"\w+", text.lower())
-    return not (words and all(w in CHITCHAT or w in STOP_WORDS for w in words))
+    """Worth remembering by rule: some sentence of it states something (capture_rules.statements)."""
+    return bool(capture_rules.statements(statement))
 
 
 def _norm(sentence: str) -> str:

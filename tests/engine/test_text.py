@@ -27,10 +27,14 @@ def test_signal_words_mark_a_note_ephemeral(text):
     assert check_content(text, **LIMITS).ephemeral
 
 
-def test_a_cjk_character_counts_one():
+def test_a_cjk_character_counts_two():
+    # One Han character carries about a word: 我不吃海鲜。 says as much as "I don't eat shellfish."
     with pytest.raises(QualityRejected):
-        check_content("九个汉字九个汉字九", **LIMITS)
-    assert check_content("十个汉字十个汉字十个", **LIMITS).text
+        check_content("好的。", **LIMITS)
+    with pytest.raises(QualityRejected):
+        check_content("四个汉字", **LIMITS)
+    assert check_content("我不吃海鲜。", **LIMITS).text
+    assert check_content("五个汉字呀", **LIMITS).text
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ import type {
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
 import type { PluginState } from "./state.js";
-import { latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
+import { fenceRecall, latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
 export const MUTATING_TOOLS = new Set([
@@ -26,9 +26,15 @@ export const MUTATING_TOOLS = new Set([
   "episode_save",
 ]);
 const SKIP_TRIGGERS = new Set(["cron", "heartbeat", "automation", "schedule"]);
-const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory
+const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory (a CJK character counts 2)
 const MAX_TURN_CHARS = 4000;
 const RECALL_ROUTE_RETRY_MS = 10 * 60 * 1000;
+
+/** The length amem's quality gate compares (engine/text.py): a CJK character counts 2. */
+export function qualityLength(text: string): number {
+  const cjk = text.trim().match(/[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
+  return text.trim().length + cjk;
+}
 
 export function nonInteractive(ctx: PluginHookAgentContext | undefined): boolean {
   if (ctx?.trigger && SKIP_TRIGGERS.has(ctx.trigger.toLowerCase())) return true;
@@ -70,7 +76,7 @@ export function makeHooks(state: PluginState) {
           { query, token_budget: resolved.tokenBudget, limit: resolved.topK, wrapper: RECALL_WRAPPER },
           { timeoutMs },
         );
-        return (bundle?.text ?? "").trim();
+        return fenceRecall(bundle?.text ?? "");
       } catch (err) {
         if (!(err instanceof AmemError && err.kind === "no_route")) throw err;
         // An amem without the memory layers: search instead, and do not ask again for a while.
@@ -113,7 +119,7 @@ export function makeHooks(state: PluginState) {
   async function capture(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<string> {
     const { client } = state.clientFor(ctx);
     const exchange = latestExchange(event.messages ?? []);
-    if (!exchange || exchange.user.length < MIN_CAPTURE_CHARS) return "nothing to keep";
+    if (!exchange || qualityLength(exchange.user) < MIN_CAPTURE_CHARS) return "nothing to keep";
     const session = (ctx.sessionId || ctx.sessionKey || "openclaw").slice(0, 150);
     const run = (event.runId || new Date().toISOString()).slice(0, 40);
     const user = exchange.user.slice(0, MAX_TURN_CHARS);
@@ -121,10 +127,10 @@ export function makeHooks(state: PluginState) {
     const timeoutMs = state.cfg.captureTimeoutMs;
     if (state.cfg.captureTarget === "conversations") {
       const turns = [
-        { text: `User: ${user}`, session, source: `${run}:user`, said: user },
-        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant },
+        { text: `User: ${user}`, session, source: `${run}:user`, said: user, occurred_at: exchange.at },
+        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant, occurred_at: exchange.at },
       ]
-        .filter((t) => t.said.length >= MIN_CAPTURE_CHARS)
+        .filter((t) => qualityLength(t.said) >= MIN_CAPTURE_CHARS)
         .map(({ said: _said, ...turn }) => turn);
       const out = await client.request<{ ids: string[] }>("POST", "/conversations", { turns }, { timeoutMs });
       return `stored ${out.ids.length} turn(s)`;
@@ -138,6 +144,8 @@ export function makeHooks(state: PluginState) {
           { role: "assistant", content: assistant },
         ],
         sources: [`openclaw:${session}:${run}`.slice(0, 200)],
+        // When it was said: amem reads "last month" against it and dates the fact then.
+        occurred_at: exchange.at ?? new Date().toISOString(),
       },
       { timeoutMs },
     );

@@ -11,7 +11,7 @@ import type { AmemClient } from "./client.js";
 import type { Resolved } from "./config.js";
 import type { ToolParameters as TSchema, ToolResult } from "./sdk.js";
 import type { CallContext, PluginState } from "./state.js";
-import { hitLine, type Hit } from "./text.js";
+import { fence, hitLine, type Hit } from "./text.js";
 
 type Params = Record<string, unknown>;
 type Done = { text: string; details: unknown };
@@ -64,7 +64,7 @@ type Note = {
 };
 
 function noteLine(n: Note, i: number): string {
-  return `${i + 1}. ${n.content} (id: ${n.id}${n.created_at ? `, ${n.created_at.slice(0, 10)}` : ""})`;
+  return `${i + 1}. ${fence(n.content)} (id: ${n.id}${n.created_at ? `, ${n.created_at.slice(0, 10)}` : ""})`;
 }
 
 function counts(c: Record<string, number> | undefined): string {
@@ -187,7 +187,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
       run: async (p, client, _r, timeoutMs) => {
         const out = await client.request<Note>("GET", note(p.id), undefined, { timeoutMs });
         const links = out.links?.length ? `\nLinks: ${out.links.join(", ")}` : "";
-        return { text: `${out.content}\n(id: ${out.id}, ${out.scope ?? "private"}, ${out.created_at ?? ""})${links}`, details: out };
+        return { text: `${fence(out.content)}\n(id: ${out.id}, ${out.scope ?? "private"}, ${out.created_at ?? ""})${links}`, details: out };
       },
     },
     {
