@@ -48,6 +48,8 @@ export type AmemPluginConfig = {
   memoryScope: MemoryScope;
   /** memory_search leaves out matches scoring below this (0–1; mem0's searchThreshold). */
   searchThreshold: number;
+  /** Auto-recall leaves out notes below this similarity, and the whole block when none is left. */
+  recallThreshold: number;
   /** mem0's userId: the person a turn belongs to when OpenClaw names no sender (memoryScope "person"). */
   userId: string;
   agents: Record<string, AgentOverride>;
@@ -70,6 +72,7 @@ export const DEFAULTS: Omit<AmemPluginConfig, "apiKey" | "notes"> = {
   shareAgentKey: false,
   memoryScope: "agent",
   searchThreshold: 0.3,
+  recallThreshold: 0.3,
   userId: "default",
   agents: {},
 };
@@ -82,6 +85,7 @@ const isScope: Rule = (v) =>
   MEMORY_SCOPES.includes(v as MemoryScope) ? null : `must be one of ${MEMORY_SCOPES.map((m) => `"${m}"`).join(", ")}`;
 const isPersonId: Rule = (v) =>
   typeof v === "string" && v.trim() && v.length <= 200 ? null : "must be a non-empty string of at most 200 characters";
+const isFraction: Rule = (v) => (typeof v === "number" && v >= 0 && v <= 1 ? null : "must be a number from 0 to 1");
 const isBool: Rule = (v) => (typeof v === "boolean" ? null : "must be true or false");
 const isEnvName: Rule = (v) =>
   typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? null : "must be an environment variable name";
@@ -129,7 +133,8 @@ export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents" | "notes">, 
   minPromptChars: isInt(0, 1000),
   shareAgentKey: isBool,
   memoryScope: isScope,
-  searchThreshold: (v) => (typeof v === "number" && v >= 0 && v <= 1 ? null : "must be a number from 0 to 1"),
+  searchThreshold: isFraction,
+  recallThreshold: isFraction,
   userId: isPersonId,
 };
 

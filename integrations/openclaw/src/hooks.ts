@@ -4,7 +4,9 @@
  * timeout: amem down, slow or misconfigured costs one warning line and the turn goes on.
  */
 
+import { fitToBudget, withoutEmptyHeadings } from "./budget.js";
 import { AmemError } from "./client.js";
+import { relevant } from "./relevance.js";
 import type {
   AgentEndEvent as PluginHookAgentEndEvent,
   BeforePromptBuildEvent as PluginHookBeforePromptBuildEvent,
@@ -12,7 +14,7 @@ import type {
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
 import type { PluginState } from "./state.js";
-import { fenceRecall, latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
+import { fence, fenceRecall, latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
 export const MUTATING_TOOLS = new Set([
@@ -58,7 +60,19 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-type RecallOut = { text?: string };
+type RecallOut = { text?: string; notes?: { content: string; similarity?: number }[] };
+
+/**
+ * The bundle's text without the notes below the relevance floor (relevance.ts), fenced; "" when no
+ * note bears on the message, so an unrelated turn gets no block at all.
+ */
+export function relevantRecall(bundle: RecallOut, query: string, threshold: number): string {
+  const notes = bundle.notes ?? [];
+  const weak = notes.filter((n) => !relevant(n, query, threshold));
+  if (weak.length === notes.length) return "";
+  const drop = new Set(weak.map((n) => `- ${fence(n.content)}`));
+  return withoutEmptyHeadings(fenceRecall(bundle.text ?? "").split("\n").filter((l) => !drop.has(l))).join("\n");
+}
 type SearchOut = { results: Hit[] };
 
 export function makeHooks(state: PluginState) {
@@ -76,7 +90,7 @@ export function makeHooks(state: PluginState) {
           { query, token_budget: resolved.tokenBudget, limit: resolved.topK, wrapper: RECALL_WRAPPER },
           { timeoutMs },
         );
-        return fenceRecall(bundle?.text ?? "");
+        return relevantRecall(bundle ?? {}, query, state.cfg.recallThreshold);
       } catch (err) {
         if (!(err instanceof AmemError && err.kind === "no_route")) throw err;
         // An amem without the memory layers: search instead, and do not ask again for a while.
@@ -90,7 +104,8 @@ export function makeHooks(state: PluginState) {
       { query, limit: resolved.topK },
       { timeoutMs },
     );
-    return packNotes(found?.results ?? [], resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
+    const hits = (found?.results ?? []).filter((h) => relevant(h, query, state.cfg.recallThreshold));
+    return packNotes(hits, resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
   }
 
   async function beforePromptBuild(
@@ -109,7 +124,10 @@ export function makeHooks(state: PluginState) {
         return;
       }
       if (!text) return;
-      return { prependContext: wrapRecall(text) };
+      // amem packed the bundle with its own tokenizer; the budget must hold as the model counts too.
+      const fitted = await fitToBudget(text, resolved.tokenBudget, wrapRecall);
+      if (!fitted) return;
+      return { prependContext: wrapRecall(fitted) };
     } catch (err) {
       state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
       return;

@@ -63,6 +63,13 @@ export const CONFIG_JSON_SCHEMA = {
       default: 0.3,
       description: "memory_search leaves out matches scoring below this (mem0's searchThreshold)",
     },
+    recallThreshold: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      default: 0.3,
+      description: "auto-recall leaves out notes below this similarity, and the whole block when none is left",
+    },
     userId: {
       type: "string",
       minLength: 1,
@@ -131,6 +138,12 @@ export const UI_HINTS: Record<string, { label: string; help: string; placeholder
     label: "Search threshold",
     placeholder: "0.3",
     help: "memory_search leaves out matches scoring below this (0–1), instead of padding to Top K with weak ones.",
+  },
+  recallThreshold: {
+    label: "Recall threshold",
+    placeholder: "0.3",
+    advanced: true,
+    help: "Auto-recall leaves out notes less similar to the message than this (0–1); a message nothing bears on gets no memory block.",
   },
   userId: {
     label: "Default person",

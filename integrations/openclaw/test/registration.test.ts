@@ -369,3 +369,26 @@ describe("hitLine", () => {
     assert.equal(hitLine({ id: "n3", content: "Cake", similarity: 0.3, via: "link" }, 2), "3. Cake (similarity 30%, via a link, id: n3)");
   });
 });
+
+describe("the relevance floor and the token budget (no server)", () => {
+  it("counts a match by its similarity, or by shared words when the dense model could not read the query", async () => {
+    const { relevant, sharesWords } = await import("../src/relevance.js");
+    assert.equal(relevant({ content: "x", similarity: 0.45 }, "q", 0.3), true);
+    assert.equal(relevant({ content: "x", similarity: 0.21 }, "q", 0.3), false);
+    assert.equal(relevant({ content: "x", similarity: 0.01 }, "q", 0), true, "threshold 0 is no floor");
+    assert.equal(relevant({ content: "我奶奶在老家院子里养蜜蜂。", similarity: 0 }, "家里谁养蜜蜂？", 0.3), true);
+    assert.equal(relevant({ content: "我上周开始学日语了。", similarity: 0 }, "我女儿下周二开始学小提琴。", 0.3), false, "开始 alone says nothing");
+    assert.equal(sharesWords("The staging database runs on port 5433", "what port does staging use"), true);
+  });
+
+  it("drops the last notes until the block fits by both encodings, and drops an empty block", async () => {
+    const { fitToBudget, maxTokens } = await import("../src/budget.js");
+    const { wrapRecall } = await import("../src/text.js");
+    const lines = ["# Relevant notes", "[1 May 2026]", ...Array.from({ length: 12 }, (_, i) => `- 第${i}条：我表妹小红收藏古董气压计，已经有三十多个了。`)];
+    const fitted = await fitToBudget(lines.join("\n"), 120, wrapRecall);
+    assert.ok((await maxTokens(wrapRecall(fitted))) <= 120);
+    assert.ok(fitted.startsWith("# Relevant notes\n[1 May 2026]\n- 第0条"), fitted);
+    assert.ok(fitted.split("\n").length < lines.length);
+    assert.equal(await fitToBudget("# Relevant notes\n[1 May 2026]\n- " + "气压计".repeat(200), 80, wrapRecall), "");
+  });
+});
