@@ -421,8 +421,6 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP_WORDS and w not in REPORTING}
 
 
-
-
 def looks_durable(statement: str) -> bool:
     """Worth remembering by rule: some sentence of it states something (capture_rules.statements)."""
     return bool(capture_rules.statements(statement))
