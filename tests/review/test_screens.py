@@ -142,3 +142,11 @@ def test_no_queue_page_shows_template_syntax(rclient, alice, make_note):
     for queue in ("merges", "conflicts", "quality"):
         body = rclient.get(f"/review/queues/{queue}/").content.decode()
         assert "{#" not in body and "{%" not in body and "{{" not in body, queue
+
+
+def test_a_queue_filtered_to_a_note_that_is_not_an_id_shows_nothing(rclient, alice, make_note):
+    make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True)  # no candidate
+    for queue in ("merges", "conflicts", "quality"):
+        response = rclient.get(f"/review/queues/{queue}/?note=not-an-id")
+        assert response.status_code == 200 and response.context["total"] == 0, queue
+    assert rclient.get("/review/queues/merges/").context["total"] == 1
