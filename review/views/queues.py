@@ -276,7 +276,8 @@ def _filtered_merges(notes: QuerySet[Note], f: dict) -> QuerySet[Note]:
     if f["min_value"] is not None:
         notes = notes.filter(merge_similarity__gte=f["min_value"])
     if f["note"]:
-        notes = notes.filter(Q(pk=_uuid_or_none(f["note"])) | Q(merge_candidate_id=_uuid_or_none(f["note"])))
+        note = _uuid_or_none(f["note"])
+        notes = notes.filter(Q(pk=note) | Q(merge_candidate_id=note)) if note else notes.none()
     return notes
 
 
@@ -291,7 +292,7 @@ def _filtered_conflicts(pairs: QuerySet[ConflictPair], f: dict) -> QuerySet[Conf
         pairs = pairs.filter(pk=int(f["pair"]) if f["pair"].isdigit() else -1)
     if f["note"]:
         note = _uuid_or_none(f["note"])
-        pairs = pairs.filter(Q(note_a_id=note) | Q(note_b_id=note))
+        pairs = pairs.filter(Q(note_a_id=note) | Q(note_b_id=note)) if note else pairs.none()
     return pairs
 
 
@@ -301,7 +302,8 @@ def _filtered_quality(notes: QuerySet[Note], f: dict) -> QuerySet[Note]:
     if f["subject"]:
         notes = notes.filter(_about(f["subject"]))
     if f["note"]:
-        notes = notes.filter(pk__in=[_uuid_or_none(f["note"])])
+        note = _uuid_or_none(f["note"])
+        notes = notes.filter(pk=note) if note else notes.none()
     return notes
 
 

@@ -131,3 +131,22 @@ def test_queues_list_what_waits(rclient, alice, make_note):
     quality = rclient.get("/review/queues/quality/").context["rows"]
     assert sorted(r["reasons"][0] for r in quality) == ["expired_ephemeral", "too_short", "too_vague"]
     assert b"No open conflicts" in rclient.get("/review/queues/conflicts/").content
+
+
+def test_no_queue_page_shows_template_syntax(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True, merge_candidate=old)
+    b = make_note(alice, "Alice drinks black coffee every morning.")
+    ConflictPair.objects.create(note_a=b, note_b=old, reason="r")
+    make_note(alice, "Something about the thing we discussed.", low_quality=True, low_quality_reasons=["vague"])
+    for queue in ("merges", "conflicts", "quality"):
+        body = rclient.get(f"/review/queues/{queue}/").content.decode()
+        assert "{#" not in body and "{%" not in body and "{{" not in body, queue
+
+
+def test_a_queue_filtered_to_a_note_that_is_not_an_id_shows_nothing(rclient, alice, make_note):
+    make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True)  # no candidate
+    for queue in ("merges", "conflicts", "quality"):
+        response = rclient.get(f"/review/queues/{queue}/?note=not-an-id")
+        assert response.status_code == 200 and response.context["total"] == 0, queue
+    assert rclient.get("/review/queues/merges/").context["total"] == 1

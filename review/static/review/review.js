@@ -256,5 +256,7 @@
   document.addEventListener("htmx:afterSettle", refresh);
   window.addEventListener("resize", measureBar);
 
-  document.addEventListener("DOMContentLoaded", refresh);
+  // The page arrives right (counts, empty states); the first refresh measures layout (the bar,
+  // cut texts), so it waits until the first frame is painted rather than delay it.
+  document.addEventListener("DOMContentLoaded", () => requestAnimationFrame(() => setTimeout(refresh)));
 })();
