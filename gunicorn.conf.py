@@ -11,28 +11,39 @@ import sys
 
 from django.core.exceptions import ImproperlyConfigured
 
-from amem_site.env import env_int
-
-bind = os.environ.get("AMEM_BIND", "127.0.0.1:8000")
-workers = 1  # never more: see above
-worker_class = "gthread"
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "amem_site.settings")
 try:
-    threads = env_int("AMEM_THREADS", 8, minimum=1)
-    # A worker process silent this long is restarted. With threads this is a liveness check, not a
-    # bound on a request (docs/deploy.md, "What bounds a request").
-    timeout = env_int("AMEM_WORKER_TIMEOUT", 180, minimum=1)
+    # Every setting, checked in the master before a worker forks (amem_site/startup.py): one line
+    # and exit 2, as manage.py does, instead of a worker that fails to boot (exit 3, a traceback).
+    from amem_site.server_settings import check_server_settings
+    from amem_site.startup import check_configuration
+
+    check_configuration()
+    server = check_server_settings()
 except ImproperlyConfigured as exc:
-    # One line and exit 2, as manage.py does (a traceback from gunicorn's config loader otherwise).
     print(f"amem: {exc}", file=sys.stderr)
     sys.exit(2)
+
+bind = server.bind
+workers = 1  # never more: see above
+worker_class = "gthread"
+threads = server.threads
+# A worker process silent this long is restarted. With threads this is a liveness check, not a
+# bound on a request (docs/deploy.md, "What bounds a request").
+timeout = server.timeout
 # On SIGTERM, requests in flight get this long to finish: a stop takes under 10 s (docs/deploy.md).
 graceful_timeout = 8
 keepalive = 5
-accesslog = os.environ.get("AMEM_ACCESS_LOG", "-") or None
+accesslog = server.access_log
+# Paths and query strings redacted: no subject's name or search text in the log (amem_site/log_redaction.py).
+logger_class = "amem_site.log_redaction.RedactingAccessLogger"
 errorlog = "-"
-loglevel = os.environ.get("AMEM_LOG_LEVEL", "info").lower()
+loglevel = server.log_level
 # The app is imported in the worker (not the master): the process that serves owns the index.
 preload_app = False
+# No control socket (gunicornc): amem does not use it, and its default path is one file in the
+# user's home shared by every gunicorn of that user.
+control_socket_disable = True
 
 
 def post_worker_init(worker):

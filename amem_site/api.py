@@ -12,8 +12,10 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, Throttled, ValidationError
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
+from amem_site.json_parser import BoundedJsonParser
+from amem_site.log_redaction import redact_path
 from engine.errors import (
     AmemError,
     Busy,
@@ -25,6 +27,7 @@ from engine.errors import (
     NotFound,
     PermissionDenied,
     QualityRejected,
+    ServiceUnavailable,
 )
 from memories.api.agent import router as agent_router
 from memories.api.key import router as key_router
@@ -34,7 +37,7 @@ from memories.api.mem0.routes import router as mem0_router
 
 log = logging.getLogger("amem.api")
 
-api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs")
+api = NinjaAPI(title="amem", version="1", urls_namespace="api-v1", docs_url="/docs", parser=BoundedJsonParser())
 api.add_router("/local/", local_router)
 api.add_router("/", agent_router)
 api.add_router("/", key_router)
@@ -54,6 +57,7 @@ STATUS_FOR = [
     (PermissionDenied, 403),
     (IndexLocked, 503),
     (IndexUnavailable, 503),
+    (ServiceUnavailable, 503),
     (ConfigError, 503),
 ]
 
@@ -95,6 +99,13 @@ def request_invalid(request, exc: ValidationError):
     return _answer(request, {"detail": "; ".join(_problem(e) for e in exc.errors)}, status=400)
 
 
+def body_unreadable(request, exc: HttpError):
+    # ninja answers a body its parser refused with a bare "Cannot parse request body"; a body
+    # nested past the limit says so (amem_site/json_parser.py).
+    detail = str(exc.__cause__) if isinstance(exc.__cause__, InvalidInput) else str(exc)
+    return _answer(request, {"detail": detail}, status=exc.status_code)
+
+
 def unauthenticated(request, exc: AuthenticationError):
     response = _answer(request, {"detail": "missing, unknown or revoked API key"}, status=401)
     response["WWW-Authenticate"] = "Bearer"
@@ -120,7 +131,7 @@ def database_busy(request, exc: OperationalError):
     # The database is out of reach, the pool had no connection within AMEM_DB_POOL_TIMEOUT, or a
     # lock race outlived the engine's retries (engine/locking.py): a transaction that failed was
     # rolled back, so the request changed nothing and may be sent again.
-    log.error("database unavailable in %s %s: %s", request.method, request.path, exc)
+    log.error("database unavailable in %s %s: %s", request.method, redact_path(request.path), exc)
     response = _answer(request, {"detail": "the database is busy or unavailable; retry later"}, status=503)
     response["Retry-After"] = "5"
     return response
@@ -128,7 +139,7 @@ def database_busy(request, exc: OperationalError):
 
 def unexpected(request, exc: Exception):
     """Anything else is our bug: logged with its traceback, answered without internals."""
-    log.exception("unhandled error in %s %s", request.method, request.path)
+    log.exception("unhandled error in %s %s", request.method, redact_path(request.path))
     return _answer(request, {"detail": "internal error"}, status=500)
 
 
@@ -144,6 +155,7 @@ for _each in (api, mem0_api):
     _each.exception_handler(Throttled)(throttled)
     _each.exception_handler(SuspiciousOperation)(request_refused)
     _each.exception_handler(OperationalError)(database_busy)
+    _each.exception_handler(HttpError)(body_unreadable)
     _each.exception_handler(Exception)(unexpected)
 
 

@@ -40,12 +40,29 @@ def _index_ok() -> bool:
         return False
 
 
+def _cache_problem() -> str:
+    """ "" when the API's rate-limit cache answers (always, for the per-process default)."""
+    if not settings.AMEM_CACHE_URL:
+        return ""
+    from django.core.cache import cache
+
+    try:
+        cache.get("amem:healthz")
+        return ""
+    except Exception as exc:
+        return f"the rate-limit cache (AMEM_CACHE_URL) is unavailable: {exc}"
+
+
 def healthz(request):
-    checks = {"database": _database_ok(), "index": _index_ok()}
+    cache_problem = _cache_problem()
+    checks = {"database": _database_ok(), "index": _index_ok(), "cache": not cache_problem}
     ok = all(checks.values())
     body: dict = {"status": "ok" if ok else "degraded", **checks}
     if "deep" in request.GET and checks["database"]:
         problems, body["deep"] = _deep(checks["index"])
+        body["deep"]["cache"] = {"kind": "redis" if settings.AMEM_CACHE_URL else "memory", "ok": not cache_problem}
+        if cache_problem:
+            problems.insert(0, cache_problem)
         body["problems"] = problems
         ok = ok and not problems
         body["status"] = "ok" if ok else "degraded"

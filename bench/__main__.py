@@ -7,6 +7,7 @@
     python -m bench write …           write-path cost, offline and with a fake provider (bench/write.py)
     python -m bench load …            concurrent clients against gunicorn on PostgreSQL (bench/load.py)
     python -m bench flood …           another agent's searches during a conversation flood (bench/flood.py)
+    python -m bench restart …         gunicorn's restart after kill -9 until it answers (bench/restart.py)
     python -m bench local-model …     LoCoMo through /turns with a real local model vs offline (bench/local_model.py)
     python -m bench curation …        the review queues' precision and recall on labelled sets (bench/curation/)
     python -m bench bundle …          gold evidence inside the recall bundle per token budget (bench/bundle.py)
@@ -29,6 +30,7 @@ SCRIPTS = {
     "write": "bench.write",
     "load": "bench.load",
     "flood": "bench.flood",
+    "restart": "bench.restart",
     "local-model": "bench.local_model",
     "curation": "bench.curation.replay",
     "bundle": "bench.bundle",

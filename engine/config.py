@@ -11,7 +11,7 @@ from typing import Any
 @dataclass(frozen=True)
 class EngineConfig:
     # Quality gate and text limits
-    quality_min_chars: int = 10
+    quality_min_chars: int = 4  # weighted: letters and digits, a CJK character 3 (engine/text.py)
     max_note_chars: int = 20_000
     ephemeral_days: int = 7
     # Dedup ladder (docs/architecture.md §3)
@@ -43,6 +43,10 @@ class EngineConfig:
     consolidate_sim: float = 0.75
     consolidate_pairs: int = 15
     sweep_batch: int = 25
+    # Offline sweep: each new note against its nearest notes; at most this many new cards a night
+    # per agent reach the queues (the likeliest first; the rest wait for the next night).
+    sweep_neighbours: int = 8
+    review_budget: int = 25
     nightly_cron: str = "30 2 * * *"
     daytime_cron: str = "15 * * * *"
     # Memory layers: the forgetting-curve blend (0 = off), episode idle close, their schedules

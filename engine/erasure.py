@@ -34,8 +34,9 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
-from engine.errors import InvalidInput, NotFound
+from engine.errors import NotFound
 from engine.index_sync import erased_traces, indexer
+from memories.ids import check_subject
 from memories.models import (
     SHARED_AGENT,
     Agent,
@@ -116,8 +117,7 @@ def erase_note(note_id: object, agent: Agent | None, *, actor: str) -> Erasure:
 
 def erase_subject(subject: str, agent: Agent | None, *, actor: str) -> Erasure:
     """Erase every note about ``subject`` (owned by ``agent``, or by anyone), its facts and core blocks."""
-    if not isinstance(subject, str) or not subject.strip() or len(subject) > 200:
-        raise InvalidInput("subject must be a non-empty name of at most 200 characters")
+    check_subject(subject)  # the one rule for subjects (memories/ids.py)
     key = subject.casefold()
     notes = _live_notes(agent)
     ids = [pk for pk, subjects in notes.values_list("pk", "subjects").iterator() if _names(subjects, key)]
@@ -323,3 +323,4 @@ def after_commit(note_ids: list[uuid.UUID]) -> None:
     indexer.sync_notes(note_ids)
     erased_traces.forget_cached_text()
     erased_traces.checkpoint_sqlite()
+    erased_traces.compact_postgres()

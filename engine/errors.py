@@ -27,6 +27,10 @@ class IndexUnavailable(AmemError):
     """The index backend failed or cannot be reached."""
 
 
+class ServiceUnavailable(AmemError):
+    """A backing service other than the database and the index (the cache) is down or misconfigured."""
+
+
 class QualityRejected(AmemError):
     """Input failed the quality gate; nothing was written."""
 

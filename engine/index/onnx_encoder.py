@@ -14,12 +14,20 @@ an architecture it does not cover, a mismatch) leaves the embedder on PyTorch.
 
 Only a plain sentence-transformers stack is covered: a Transformer module followed by
 mean pooling (and optionally a Normalize module); vectors are always normalised here.
+
+A start without PyTorch (``load_verified``): importing torch and sentence-transformers took
+20–35 s of a restart on a loaded machine, and a server needs neither to answer searches. Once
+a graph has matched PyTorch, its probe vectors are recorded beside it (``<graph>.verified``);
+a later start runs the graph with the model's own ``tokenizer.json`` (the Rust ``tokenizers``
+library, no transformers import) and uses it only if it reproduces the recorded vectors within
+``TOLERANCE``. PyTorch is loaded later, by the first batch too big for ONNX (an import, a rebuild).
 This module does not import Django.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import tempfile
@@ -45,6 +53,25 @@ def cache_dir() -> Path:
         return Path(configured).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "amem" / "onnx"
+
+
+class RustTokenizer:
+    """The model's ``tokenizer.json`` through ``tokenizers``, answering like transformers' fast tokenizer."""
+
+    def __init__(self, path: Path) -> None:
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(path))
+
+    def __call__(self, texts: list[str], *, max_length: int, **_: Any) -> dict[str, np.ndarray]:
+        self._tokenizer.enable_truncation(max_length)
+        self._tokenizer.enable_padding()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        return {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
 
 
 class OnnxEncoder:
@@ -181,4 +208,48 @@ def load(model: Any, location: str) -> OnnxEncoder | None:
     if gap > TOLERANCE:
         log.warning("ONNX Runtime not used for %s: differs from PyTorch by %.2g", location, gap)
         return None
+    _record(path, expected, int(model.max_seq_length))
     return encoder
+
+
+def _record(graph: Path, expected: np.ndarray, max_length: int) -> None:
+    """What PyTorch answered for the probes, beside the graph, for starts without PyTorch."""
+    record = {"max_seq_length": max_length, "probes": np.asarray(expected, dtype=np.float64).tolist()}
+    try:
+        fd, scratch = tempfile.mkstemp(dir=graph.parent, suffix=".verified.part")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(record, handle)
+        os.chmod(scratch, 0o644)
+        os.replace(scratch, graph.with_suffix(".verified"))
+    except OSError as exc:  # a read-only cache: every start loads PyTorch, as before
+        log.warning("ONNX probe record not written beside %s: %s", graph, exc)
+
+
+def load_verified(location: str) -> tuple[OnnxEncoder, int] | None:
+    """An encoder (and the model's dimension) without PyTorch, if an earlier start recorded the
+    graph's probe vectors and the graph, tokenised by ``tokenizer.json``, still gives them; else None."""
+    try:
+        graph = _graph_path(location)
+        record = json.loads(graph.with_suffix(".verified").read_text())
+        tokenizer_file = Path(location) / "tokenizer.json"
+        if not graph.exists() or not tokenizer_file.is_file():
+            return None
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        encoder = OnnxEncoder(session, RustTokenizer(tokenizer_file), int(record["max_seq_length"]))
+        expected = np.asarray(record["probes"], dtype=np.float32)
+        gap = float(np.max(np.abs(encoder.encode(list(PROBES)) - expected)))
+    except Exception as exc:  # no record yet, a package missing, a changed file: the PyTorch path decides
+        log.debug("no ONNX start without PyTorch for %s: %s: %s", location, type(exc).__name__, exc)
+        return None
+    if gap > TOLERANCE:
+        log.warning(
+            "ONNX start without PyTorch not used for %s: differs from the recorded vectors by %.2g", location, gap
+        )
+        return None
+    return encoder, int(expected.shape[1])

@@ -326,7 +326,12 @@ class EdgeStore(VectorStore):
         self._shards: dict[str, Any] = {}
 
     def _path(self, name: str) -> Path:
-        return self.root / name
+        # Collection names are checked slugs (memories/ids.py); this layer checks again that the
+        # folder stays under the index root, since it is the one that opens it.
+        path = (self.root / name).resolve()
+        if path.parent != self.root.resolve():
+            raise IndexUnavailable(f"collection name {name!r} does not name a folder in {self.root}")
+        return path
 
     def _shard(self, name: str) -> Any:
         with self._lock:

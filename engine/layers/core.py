@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from engine import json_limits
 from engine.errors import InvalidInput, LimitExceeded, NotFound
 from engine.text import check_storable
+from memories import ids
 from memories.models import Agent, CoreBlock, CoreEvent
 
-NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,63}$")
 MAX_PATH_CHARS = 300
-MAX_SUBJECT_CHARS = 200
 
 
 def limit_bytes() -> int:
@@ -39,16 +38,15 @@ def size_of(value: Any) -> int:
 
 
 def check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise InvalidInput("a block name is 1–64 lower-case letters, digits, '-' or '_', starting with a letter")
-    return name
+    return ids.check_block_name(name)
 
 
 def check_subject(subject: str | None) -> str:
+    """ "" (the agent itself) or a subject by the one rule of memories/ids.py, surrounding spaces trimmed."""
+    if subject is not None and not isinstance(subject, str):
+        raise InvalidInput("subject must be a string")
     subject = (subject or "").strip()
-    if len(subject) > MAX_SUBJECT_CHARS:
-        raise InvalidInput(f"subject may hold at most {MAX_SUBJECT_CHARS} characters")
-    return subject
+    return ids.check_subject(subject) if subject else ""
 
 
 def blocks(agent: Agent, subject: str | None = None) -> list[CoreBlock]:
@@ -176,6 +174,7 @@ def _change(agent: Agent, name: str, subject: str | None, action: str, path: str
         block, _ = CoreBlock.objects.select_for_update().get_or_create(agent=agent, subject=subject, name=name)
         before = block.value
         after = compute(before)
+        json_limits.check_value(after, "the block")  # a long path can nest a small value deeper
         _check_text(after)
         _check_size(after)  # raises inside the transaction: a block created just now is rolled back too
         block.value, block.updated_at = after, timezone.now()
@@ -189,17 +188,20 @@ def replace(
 ) -> CoreBlock:
     """Set ``value`` at ``path`` of block ``name`` (created empty if new)."""
     parse_path(path)
+    json_limits.check_value(value)  # before anything below copies or walks it
     return _change(agent, name, subject, "replace", path, lambda v: with_replaced(v, path, value), actor or agent.pk)
 
 
 def append(agent: Agent, name: str, path: str, value: Any, *, subject: str | None = None, actor: str = "") -> CoreBlock:
     """Append ``value`` to the list at ``path`` of block ``name`` (created empty if new)."""
     parse_path(path)
+    json_limits.check_value(value)
     return _change(agent, name, subject, "append", path, lambda v: with_appended(v, path, value), actor or agent.pk)
 
 
 def review_edit(block: CoreBlock, value: Any, actor: str) -> CoreBlock:
     """A reviewer replaces a whole block (same limit, same history)."""
+    json_limits.check_value(value)
     return _change(block.agent, block.name, block.subject, "review_edit", "", lambda _v: copy.deepcopy(value), actor)
 
 

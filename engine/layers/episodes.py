@@ -27,6 +27,7 @@ from engine.index.tokenize import words
 from engine.llm.offline import OfflineRules, sentences
 from engine.llm.types import EpisodeSummary
 from engine.write.pipeline import EpisodicItem, embed_episodic, store_episodic
+from memories.ids import check_session
 from memories.models import Agent, Episode, Link, Note, NoteEvent
 
 LINK_REASON = "episode turn"
@@ -115,8 +116,7 @@ def idle_sessions(agent: Agent, idle_minutes: int, *, now: dt.datetime | None = 
 
 def close(agent: Agent, session: str, *, closed_by: str = "explicit", actor: str | None = None) -> Episode:
     """Summarise the session's open turns into an episode note; NotFound when there are none."""
-    if not isinstance(session, str) or not session.strip() or len(session) > 200:
-        raise InvalidInput("session must be a non-empty label of at most 200 characters")
+    check_session(session)  # the one rule for sessions (memories/ids.py)
     turns = open_turns(agent, session)
     if not turns:
         raise NotFound("no open turns in this session")

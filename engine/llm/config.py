@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +105,8 @@ class LlmConfig:
 
 
 def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) -> LlmConfig:
-    """Build the LLM configuration; raises ValueError only for a malformed timeout/retries."""
+    """Build the LLM configuration; raises ValueError for a malformed timeout, retries or base URL."""
+    _check_base_urls(env)
     strong_block = configured.get("strong") or {}
     if not isinstance(strong_block, Mapping):
         strong_block = {}
@@ -174,6 +176,24 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
         log.warning("AMEM_PROMPT_LOCALE=%r is not en|zh; using en", locale)
         locale = "en"
     return LlmConfig(fast=fast, strong=strong, crud_role=crud_role, prompt_locale=locale)
+
+
+BASE_URL_VARS = ("AMEM_LLM_BASE_URL", "AMEM_LLM_STRONG_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+
+
+def _check_base_urls(env: Mapping[str, str]) -> None:
+    """An endpoint that is not an http(s) URL stops start-up, naming it (the SDK would fail every call)."""
+    for name in BASE_URL_VARS:
+        raw = _clean(env.get(name))
+        if not raw:
+            continue
+        try:
+            parts = urlsplit(raw)
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            parts = urlsplit("")
+        if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in raw):
+            raise ValueError(f"{name}={raw!r} is not an http(s) URL (e.g. https://api.openai.com/v1)")
 
 
 def _clean(value: Any) -> str:

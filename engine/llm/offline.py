@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from engine import chatter
 from engine.llm import stop_words
 from engine.llm.contradiction_rules import contradiction
 from engine.llm.same_statement import near_duplicate
@@ -29,6 +30,7 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
+from engine.text import weighted_length
 
 log = logging.getLogger(__name__)
 
@@ -278,14 +280,13 @@ class OfflineRules:
         if disagreement is not None:
             return Judgement(verdict="CONFLICT", reason=f"offline: {disagreement}")
         if near_duplicate(old, new):
-            return Judgement(verdict="EXPAND", merged_content=keep_both(old, new), reason="offline: the same statement")
-        # NEW from the offline judge means "cannot tell": the pending-merge job leaves the note
-        # for a person when one text restates the other, and keeps both otherwise
-        # (engine/maintenance/pending.py).
-        return Judgement(verdict="NEW", reason="offline: not the same statement")
+            return Judgement(verdict="EXPAND", merged_content=keep_both(old, new), reason="offline: adds nothing")
+        # NEW from the offline judge means "cannot tell": offline the pending-merge job does not
+        # ask it, the pair judge leaves such a pair for a person (engine/maintenance/pending.py).
+        return Judgement(verdict="NEW", reason="offline: cannot tell")
 
     def conflict_scan(self, texts: list[str]) -> list[ConflictFinding]:
-        return []  # contradictions need reading comprehension; the sweep reports unavailable
+        return []  # reading comprehension: offline the sweep triages pairs itself (engine/maintenance/pair_sweep.py)
 
     # ------------------------------------------------------------------ helpers
 
@@ -420,10 +421,16 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP_WORDS and w not in REPORTING}
 
 
+DURABLE_MIN = 6  # letters and digits, a CJK character counting 3 ("Mia is 7." passes, "ok sure" not)
+
+
 def looks_durable(statement: str) -> bool:
     """Worth remembering by rule: long enough, not a question, not chit-chat or ephemeral."""
     text = statement.strip()
-    if len(text) < 10 or QUESTION_RE.search(text) or EPHEMERAL_RE.search(text):
+    # Weighted like the write gate: "我不吃香菜。" is a whole fact in six characters.
+    if weighted_length(text) < DURABLE_MIN or QUESTION_RE.search(text) or EPHEMERAL_RE.search(text):
+        return False
+    if chatter.filler(text):
         return False
     words = re.findall(r"\w+", text.lower())
     return not (words and all(w in CHITCHAT or w in STOP_WORDS for w in words))

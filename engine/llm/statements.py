@@ -120,6 +120,11 @@ PERSON_NOUNS = frozenset(
     ]
 ) | frozenset(
     [
+        "爸妈",
+        "爸",
+        "妈",
+        "室友",
+        "同学",
         "妻子",
         "老婆",
         "丈夫",
@@ -499,6 +504,9 @@ def _number(token: str) -> str | None:
     return match.group(1) if match else None
 
 
+APOSTROPHE_S = "'s"
+
+
 def _subject(tokens: list[str], me: str, zh: bool) -> tuple[str, int]:
     """(subject, how many leading tokens name it). ``me`` stands for I / my / 我."""
     i = 0
@@ -527,8 +535,9 @@ def _subject(tokens: list[str], me: str, zh: bool) -> tuple[str, int]:
         j += 1
     elif first.endswith("'s"):
         first = first[:-2]
-        if j < len(tokens) and tokens[j] in PERSON_NOUNS:
-            return f"{first}'s {tokens[j]}", j + 1
+        if j < len(tokens) and tokens[j].removesuffix(APOSTROPHE_S) in PERSON_NOUNS:
+            # "Tom's wife's birthday" is about Tom's wife.
+            return f"{first}'s {tokens[j].removesuffix(APOSTROPHE_S)}", j + 1
     if j < len(tokens) and tokens[j] in PERSON_NOUNS and j > i + 1:
         return f"{first}'s {tokens[j]}", j + 1
     return first, i + 1

@@ -13,8 +13,12 @@ ConflictPair (A = the newer note) and flags both notes.
   retires the side the model named superseded and closes the pair; when the model
   names neither side, nothing is retired. An explicit mode (``amem_jobs run
   contradiction_sweep --mode``) wins over the setting.
-* Offline (provider ``none``) there is no reading comprehension to find
-  contradictions: the step is recorded as ``unavailable`` and touches nothing.
+* Offline (provider ``none``) there is no reading comprehension, so the sweep does what the
+  write path does for every pair it can reach (engine/maintenance/pair_sweep.py): each note
+  changed since its last scan is triaged against its nearest notes by stored vector (memory and
+  knowledge alike, whatever their similarity), a likely change opens a conflict and a possible
+  one waits as a pair — at most ``review_budget`` new cards a night per agent, the likeliest
+  first. Nothing is retired or cleared.
 
 Trade-off kept from the seed: two old notes that never share a batch are never compared.
 """
@@ -28,10 +32,9 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.annotations import conflicts
+from engine.maintenance import pair_sweep
 from engine.maintenance.runner import Step
 from memories.models import Note
-
-UNAVAILABLE = "no model is configured (LLM provider none): contradictions need one; nothing was scanned"
 
 
 def scanned(note: Note) -> bool:
@@ -50,7 +53,7 @@ def batches(notes: list[Note], size: int) -> list[list[Note]]:
 def run(step: Step) -> None:
     llm = runtime.llm()
     if not llm.conflict_scan_available:
-        step.unavailable(UNAVAILABLE)
+        pair_sweep.run(step)
         return
     auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
     force = bool(step.options.get("force"))

@@ -14,13 +14,10 @@ The evolution judge (strong tier) decides, old = candidate, new = flagged note:
 * NEW: a distinct memory after all; the pending flag is cleared.
 
 A failed model call changes nothing (the note stays pending for the next run).
-Offline (provider ``none``) the judge is a rule: CONFLICT when the contradiction rules
-fire, EXPAND (keeping both sentences) when the two texts are the same statement
-(engine/llm/same_statement.py). Otherwise the note stays pending for a person when one text
-restates the other (adds at most one content word, ``same_statement.restates``): a merge a
-person may want, which the rules cannot confirm. When each text adds details the other
-lacks, both are kept (NEW): no fact is lost, and a queue of such pairs (at scale, half of all
-notes) is not worth a person's time.
+Offline (provider ``none``) nothing that might disagree is merged or cleared without a person:
+the pair judge (engine/judgments/triage.py) folds only a note that adds nothing to its candidate
+word for word, turns a likely change into a conflict, and leaves every other pair waiting for a
+person with its guess and reason (a pair flagged before guesses existed gets them now).
 """
 
 from __future__ import annotations
@@ -29,7 +26,9 @@ from django.db import transaction
 
 from engine import runtime
 from engine.annotations import conflicts
-from engine.llm.same_statement import restates
+from engine.index.embeddings import from_bytes
+from engine.judgments import triage
+from engine.llm.offline import keep_both
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
 from engine.write.dedup import same_subjects
@@ -37,7 +36,6 @@ from memories import access
 from memories.models import Note, NoteEvent
 
 MAX_HOPS = 10
-KEPT_BOTH = "offline: each note adds details the other does not say; both kept"
 
 
 def live_candidate(agent_id: str, note: Note) -> Note | None:
@@ -72,6 +70,9 @@ def run(step: Step) -> None:
         if target is None:
             _clear(step, note, "", "the note it resembled is gone or not writable")
             continue
+        if runtime.llm().is_offline("evolution_judge"):
+            _offline(step, target, note)
+            continue
         judgement, ok = step.llm(
             "evolution_judge",
             lambda: runtime.llm().evolution_judge(target.content, note.content, agent_id=agent_id),  # noqa: B023 (called at once)
@@ -81,17 +82,40 @@ def run(step: Step) -> None:
         if judgement.verdict in ("EVOLVE", "EXPAND"):
             _merge(step, target, note, judgement.merged_content, judgement.verdict)
         elif judgement.verdict == "CONFLICT":
-            with transaction.atomic():
-                if _clear(step, note, "CONFLICT", judgement.reason, against=target):
-                    pair = conflicts.record(note, target, judgement.reason, step.actor)
-                    step.count("conflicts" if pair is not None else "conflicts_known")
-        elif not runtime.llm().is_offline("evolution_judge"):
-            _clear(step, note, "NEW", judgement.reason, against=target)
-        elif restates(target.content, note.content):
-            # Not the same statement, no contradiction, yet one says little the other does not: a person decides.
-            step.count("left_for_review")
+            _conflict(step, target, note, judgement.reason, None, "model")
         else:
-            _clear(step, note, "NEW", KEPT_BOTH, against=target)
+            _clear(step, note, "NEW", judgement.reason, against=target)
+
+
+def _offline(step: Step, target: Note, note: Note) -> None:
+    """The judge finds and ranks; only a note that adds nothing is merged, and nothing is cleared."""
+    judged = triage.assess(target, note.content, _similarity(target, note), subjects=note.subjects)
+    if judged.action == triage.FOLD:
+        _merge(step, target, note, keep_both(target.content, note.content), "EXPAND")
+    elif judged.action == triage.CONFLICT:
+        _conflict(
+            step, target, note, f"offline: {judged.reason}", judged.guess.change if judged.guess else None, "rules"
+        )
+    else:
+        if not note.merge_guess:
+            Note.objects.filter(pk=note.pk, revision=note.revision).update(
+                merge_guess=judged.verdict, merge_reason=judged.reason
+            )
+        step.count("left_for_review")
+
+
+def _similarity(a: Note, b: Note) -> float:
+    if b.merge_similarity is not None:
+        return b.merge_similarity
+    x, y = from_bytes(a.embedding), from_bytes(b.embedding)
+    return float(x @ y) if x is not None and y is not None else 0.5
+
+
+def _conflict(step: Step, target: Note, note: Note, reason: str, likelihood: float | None, opened_by: str) -> None:
+    with transaction.atomic():
+        if _clear(step, note, "CONFLICT", reason, against=target):
+            pair = conflicts.record(note, target, reason, step.actor, likelihood=likelihood, opened_by=opened_by)
+            step.count("conflicts" if pair is not None else "conflicts_known")
 
 
 def _merge(step: Step, target: Note, note: Note, merged_text: str, verdict: str) -> None:

@@ -2,12 +2,16 @@
 
 Reasons, over the notes the agent owns (its private and its shared ones):
 
-* ``too_short``: trimmed text under ``quality_min_chars`` (the write gate rejects these,
-  but imports, admin edits and older data can hold them);
-* ``expired_ephemeral``: marked ephemeral ("TODO tomorrow") and older than ``ephemeral_days``;
-* ``pending_conflict``: flagged as contradicting another note, or part of an open ConflictPair;
+* ``too_short``: less text than the write gate takes (engine/text.py ``weighted_length``; the
+  gate rejects these, but imports, admin edits and older data can hold them);
+* ``expired_ephemeral``: marked ephemeral ("TODO tomorrow") and older than ``ephemeral_days``,
+  or a reminder bound to a near moment that has passed (engine/chatter.py);
+* ``filler``: small talk with nothing to remember (chatter.py);
 * ``vague``, ``gibberish``, ``fragment``: what the text itself says, or fails to
   (engine/maintenance/text_quality.py).
+
+A note in a conflict is not low quality: it waits in the conflict queue, and counting it here
+too would show one decision twice (an older scan's ``pending_conflict`` reason is removed).
 
 The reasons go to ``low_quality_reasons`` (with ``low_quality``), where the review
 queue reads them, and each change appends a ``flag`` event. A reason that no longer
@@ -25,27 +29,32 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engine import chatter
 from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
+from engine.text import weighted_length
 from memories.models import ConflictPair, Note, NoteEvent
 
-TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT = "too_short", "expired_ephemeral", "pending_conflict"
-OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT)
+TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, FILLER = "too_short", "expired_ephemeral", "pending_conflict", "filler"
+OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT, FILLER)
 CHUNK = 500
 FIELDS = ("pk", "content", "ephemeral", "created_at", "conflict", "low_quality", "low_quality_reasons", "revision")
 
 
-def reasons_for(note: Note, *, min_chars: int, expired_before, in_open_conflict: bool) -> list[str]:
-    """Our reasons that hold for ``note`` now, in a fixed order."""
-    reasons = []
-    if len((note.content or "").strip()) < min_chars:
-        reasons.append(TOO_SHORT)
-    else:
-        reasons += text_reasons(note.content or "")
-    if note.ephemeral and note.created_at < expired_before:
-        reasons.append(EXPIRED_EPHEMERAL)
+def reasons_for(note: Note, *, min_chars: int, expired_before, now, in_open_conflict: bool) -> list[str]:
+    """Our reasons that hold for ``note`` now, in a fixed order; none for a note in a conflict."""
     if note.conflict or in_open_conflict:
-        reasons.append(PENDING_CONFLICT)
+        return []
+    text = note.content or ""
+    reasons = []
+    if weighted_length(text) < min_chars:
+        reasons.append(TOO_SHORT)
+    elif chatter.filler(text):
+        reasons.append(FILLER)  # before gibberish: "哈哈哈哈" is laughter, not noise
+    else:
+        reasons += text_reasons(text)
+    if (note.ephemeral and note.created_at < expired_before) or chatter.expired(text, note.created_at, now):
+        reasons.append(EXPIRED_EPHEMERAL)
     return reasons
 
 
@@ -69,6 +78,7 @@ def run(step: Step) -> None:
             note,
             min_chars=cfg.quality_min_chars,
             expired_before=expired_before,
+            now=now,
             in_open_conflict=note.pk in conflict_since,
         )
         if note.pk in dismissed:

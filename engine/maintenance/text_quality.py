@@ -283,7 +283,50 @@ _OPEN_END_EN = frozenset(
         "by",
     ]
 ) - _CAN_END | {"about", "because", "the", "a", "an", "of", "with", "for", "and", "or", "but", "if", "when", "which"}
-_OPEN_END_ZH = ("那个", "这个", "的", "和", "跟", "因为", "如果", "但是", "然后", "的话", "就", "把", "在", "给")
+_OPEN_END_ZH = (
+    "那个",
+    "这个",
+    "的",
+    "和",
+    "跟",
+    "因为",
+    "如果",
+    "但是",
+    "然后",
+    "的话",
+    "就",
+    "把",
+    "在",
+    "给",
+    "我",
+    "你",
+    "他",
+    "她",
+    "他们",
+    "她们",
+    "我们",
+    "怕",
+    "想",
+    "还有",
+    "所以",
+    "可是",
+    "而且",
+)
+# Text mangled on its way: UTF-8 read as Latin-1 ("Ã©", "â€™"), GBK garbage ("锟斤拷", "烫烫烫"),
+# HTML entities and percent-encoding left in.
+_MOJIBAKE = re.compile(r"(?:[ÃÂâåæçèéäïð][\u0080-\u00bf€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]){2,}|锟斤拷|烫烫烫|屯屯屯")
+_ENTITIES = re.compile(r"(?:&(?:[a-z]{2,6}|#\d{2,5});.*){2,}")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){3,}")
+# References that point at something the note never says: "that thing", "what happened", "那件事".
+_VAGUE_PHRASE = re.compile(
+    r"\b(?:th(?:at|is|e) thing|those things|what happened|the one (?:i|you|we) (?:told|said|mentioned)|that (?:trip|event|place|note|issue|problem|stuff|one)|"
+    r"you know what|as (?:i|we) (?:said|discussed)|(?:talked|spoke) (?:about|to) (?:someone|something)|someone|something|somewhere|a place|a project)\b"
+    r"|(?:那件事|这件事|那个事|那种|那次|上次那|还是那样|那样弄|那个方案|那个问题|他们说的|她说的那|他说的那|那天)",
+    re.IGNORECASE,
+)
+_POINTER_START = re.compile(
+    r"^\s*(?:it|this|that|he|she|they|them|got it)\b|^\s*(?:他|她|它|他们|她们|这|那)", re.IGNORECASE
+)
 _CLOSED = re.compile(r"[.!?。！？…)\]\"'”’]\s*$")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -305,6 +348,8 @@ def _han_words(text: str) -> list[str]:
 
 
 def gibberish(text: str) -> bool:
+    if _MOJIBAKE.search(text) or _ENTITIES.search(text) or _PERCENT.search(text):
+        return True
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return True  # "!!!!!!", "1234 5678"
@@ -327,6 +372,10 @@ def gibberish(text: str) -> bool:
 def vague(text: str) -> bool:
     if re.search(r"\d", text):
         return False
+    if _VAGUE_PHRASE.search(text) and not _names(text):
+        return True
+    if _POINTER_START.search(text) and not _names(text) and len(text) < 120:
+        return True
     if _HAN.search(text):
         words = [w for w in _han_words(text) if _HAN.search(w)]
         return bool(words) and all(w in ZH_VAGUE or w in ZH_STOP for w in words)
@@ -339,6 +388,40 @@ def vague(text: str) -> bool:
             continue
         return False  # a name or a content word: it says something
     return bool(words)
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words that are not pronouns or function words: the names a note gives."""
+    return [w for w in re.findall(r"\b[A-Z][a-z][\w'-]*", text) if w.lower() not in _NOT_NAMES]
+
+
+_NOT_NAMES = (
+    EN_STOP
+    | FIRST_PERSON
+    | frozenset(
+        [
+            "it",
+            "this",
+            "that",
+            "he",
+            "she",
+            "they",
+            "them",
+            "we",
+            "you",
+            "sure",
+            "yes",
+            "yeah",
+            "got",
+            "just",
+            "have",
+            "sorry",
+            "missed",
+            "shure",
+            "doctor",
+        ]
+    )
+)
 
 
 def fragment(text: str) -> bool:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from django.db import models, transaction
 from django.db.models import Q
 
+from memories.ids import InvalidId, check_agent_id
 from memories.models import SHARED_AGENT, Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent
 
 FORMAT = "amem-export"
@@ -163,6 +164,12 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
                 kind = item.pop("type")
             except (ValueError, KeyError, AttributeError):
                 raise ValueError(f"line {number} is not an amem export line") from None
+            if kind not in (FORMAT, "note", "link", "event", *layers):
+                raise ValueError(f"line {number} has unknown type {kind!r}")
+            try:
+                _check_ids(kind, item)
+            except InvalidId as exc:
+                raise ValueError(f"line {number}: {exc}") from None
             if kind == FORMAT:
                 agents.append(build(Agent, item["agent"]))
             elif kind == "note":
@@ -171,10 +178,8 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
                 links.append(build(Link, item, SURROGATE))
             elif kind == "event":
                 events.append(build(NoteEvent, item, SURROGATE))
-            elif kind in layers:
-                layers[kind].append(item)
             else:
-                raise ValueError(f"line {number} has unknown type {kind!r}")
+                layers[kind].append(item)
     result = RestoreResult()
     with transaction.atomic():
         known_agents = set(Agent.objects.filter(pk__in=[a.pk for a in agents]).values_list("pk", flat=True))
@@ -196,6 +201,24 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
         _restore_facts(layers["fact"], result)
         _restore_episodes(layers["episode"], result)
     return result
+
+
+def _check_ids(kind: str, item: dict[str, Any]) -> None:
+    """Every id of a line by the rules the models keep (memories/ids.py), before anything is written.
+
+    An export is a file anyone can edit: its agent id becomes a file name on the next export.
+    """
+    if kind == FORMAT:
+        build(Agent, item.get("agent") or {}).check_ids()
+    elif kind == "note":
+        build(Note, item, INDEX_STATE).check_ids()
+    elif kind == "core_block":
+        check_agent_id(item.get("agent_id"))
+        build(CoreBlock, {k: v for k, v in item.items() if k != "events"}, ("id",)).check_ids()
+    elif kind == "fact":
+        build(Fact, {k: v for k, v in item.items() if k != "superseded_by"}, ("id", "superseded_by")).check_ids()
+    elif kind == "episode":
+        build(Episode, item, SURROGATE).check_ids()
 
 
 def _restore_core(items: list[dict[str, Any]], result: RestoreResult) -> None:

@@ -32,15 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from engine.annotations import facts
 from engine.errors import AmemError
 from engine.layers import core
 from engine.text import content_hash, storable
+from memories import ids
 from memories.models import (
-    AGENT_SLUG,
     CATEGORIES,
     EVERYONE,
     SHARED_AGENT,
@@ -236,10 +235,9 @@ def _uuid(value: Any, name: str) -> uuid.UUID:
 
 def check_agent_id(value: str, name: str) -> str:
     try:
-        AGENT_SLUG(value)
-    except ValidationError:
-        raise BadRecord(f"{name} {value!r} is not a valid agent id") from None
-    return value
+        return ids.check_agent_id(value)
+    except ids.InvalidId as exc:
+        raise BadRecord(f"{name}: {exc}") from None
 
 
 # --- openclaw-amem --------------------------------------------------------------------------------

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import runtime
+from engine import chatter, runtime
 from engine.config import get_config
 from engine.errors import AmemError, InvalidInput
 from engine.index.store import cosine
 from engine.llm.types import CrudOp
 from engine.retrieval.search import search
-from engine.text import check_content, check_storable
+from engine.text import check_content, check_storable, weighted_length
 from engine.write import edit
 from engine.write.pipeline import add_memory, clean_labels, resolve_agent
 from memories import access
@@ -97,8 +97,8 @@ def decide_and_apply(
     turns = _turns(dialogue)
     labels = clean_labels(sources, "sources", limit=1000)
     user_text = next((text for role, text in reversed(turns) if role in USER_ROLES), "").strip()
-    if len(user_text) < get_config().quality_min_chars:
-        return CrudResult()  # greetings and one-word replies carry nothing to remember
+    if weighted_length(user_text) < get_config().quality_min_chars or chatter.filler(user_text):
+        return CrudResult()  # greetings, thanks and one-word replies carry nothing to remember
     existing = [r.note for r in search(user_text, agent, limit=CONTEXT_LIMIT, heat=False, links=False)]
     ops = runtime.llm().crud(turns, [n.content for n in existing], agent_id=agent.pk)
     outcomes = apply_ops(ops, existing, agent, sources=labels, actor=actor)

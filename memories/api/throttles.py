@@ -14,11 +14,26 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.http import HttpRequest
 from ninja.errors import Throttled
 from ninja.throttling import AnonRateThrottle, AuthRateThrottle
+
+from engine.errors import ServiceUnavailable
+
+
+@contextmanager
+def cache_reachable() -> Iterator[None]:
+    """The counts' cache failing (Redis down, AMEM_CACHE_URL wrong) is a 503 naming it, not a 500."""
+    try:
+        yield
+    except Throttled:
+        raise
+    except Exception as exc:
+        raise ServiceUnavailable(f"the rate-limit cache (AMEM_CACHE_URL) is unavailable: {exc}") from None
 
 
 def presented_key(request: HttpRequest) -> str:
@@ -42,7 +57,8 @@ class KeyRateThrottle(AuthRateThrottle):
             # Read per request, not once at import: the setting can change (tests, reloads).
             self.rate = settings.AMEM_API_RATE
             self.num_requests, self.duration = self.parse_rate(self.rate)
-            return super().allow_request(request)
+            with cache_reachable():
+                return super().allow_request(request)
 
     def __init__(self) -> None:
         super().__init__(settings.AMEM_API_RATE)
@@ -74,13 +90,14 @@ class BadKeyThrottle(AnonRateThrottle):
         # The clock allow_request reads, through the class: mypy takes a callable class attribute
         # for a method (ninja's own call carries a type: ignore).
         self.now = type(self).timer()
-        self.history = [t for t in self.cache.get(self.key, []) if t > self.now - duration]
+        with cache_reachable():
+            self.history = [t for t in self.cache.get(self.key, []) if t > self.now - duration]
         if len(self.history) >= limit:
             raise self._throttled()
 
     def record_failure(self, request: HttpRequest) -> None:
         """Count one failed authentication; raise Throttled if that was one too many."""
-        with self._lock:
+        with self._lock, cache_reachable():
             if not self.allow_request(request):
                 raise self._throttled()
 

@@ -10,7 +10,6 @@ from memories.models.erasure import Erasure, WorkerBeat
 from memories.models.gateways import Gateway, GatewayAgent, GatewayKey
 from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
 from memories.models.notes import (
-    AGENT_SLUG,
     CATEGORIES,
     CATEGORY_CHOICES,
     EVERYONE,
@@ -27,7 +26,6 @@ from memories.models.notes import (
 )
 
 __all__ = [
-    "AGENT_SLUG",
     "CATEGORIES",
     "CATEGORY_CHOICES",
     "EVERYONE",

@@ -10,14 +10,27 @@ from __future__ import annotations
 from django.db import models
 from django.utils import timezone
 
+from memories.ids import (
+    CheckedIds,
+    check_agent_id,
+    check_block_name,
+    check_session,
+    check_subject,
+    validate_block_name,
+    validate_label,
+)
 
-class CoreBlock(models.Model):
+
+class CoreBlock(CheckedIds, models.Model):
     """One named block of core memory (Letta's "core memory block"): structured JSON, size-limited."""
+
+    ID_FIELDS = {"subject": check_subject, "name": check_block_name}
+    OPTIONAL_IDS = frozenset({"subject"})
 
     agent = models.ForeignKey("memories.Agent", on_delete=models.CASCADE, related_name="core_blocks")
     # "" = about the agent itself; otherwise the person (or thing) the block describes.
-    subject = models.CharField(max_length=200, blank=True, default="")
-    name = models.CharField(max_length=64)
+    subject = models.CharField(max_length=200, blank=True, default="", validators=[validate_label])
+    name = models.CharField(max_length=64, validators=[validate_block_name])
     value = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -53,8 +66,10 @@ class CoreEvent(models.Model):
         return f"{self.action} {self.path or '(whole block)'} by {self.actor}"
 
 
-class Fact(models.Model):
+class Fact(CheckedIds, models.Model):
     """subject –relation→ object, true from ``valid_from`` until ``invalid_at`` (Zep/Graphiti's bi-temporal edge, simplified)."""
+
+    ID_FIELDS = {"agent_id": check_agent_id}
 
     ORIGINS = [(o, o) for o in ("llm", "offline", "manual", "import")]
 
@@ -87,11 +102,13 @@ class Fact(models.Model):
         super().save(*args, **kwargs)
 
 
-class Episode(models.Model):
+class Episode(CheckedIds, models.Model):
     """A closed conversation session: its summary note and the turns it covers."""
 
+    ID_FIELDS = {"agent_id": check_agent_id, "session": check_session}
+
     agent_id = models.CharField(max_length=64, db_index=True)
-    session = models.CharField(max_length=200)
+    session = models.CharField(max_length=200, validators=[validate_label])
     note = models.OneToOneField("memories.Note", on_delete=models.CASCADE, related_name="episode")
     turn_ids = models.JSONField(default=list, blank=True)
     started_at = models.DateTimeField()

@@ -12,33 +12,42 @@ import hashlib
 import uuid
 
 from django.conf import settings
-from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F
 from django.utils import timezone
 
+from memories.ids import (
+    CheckedIds,
+    check_agent_id,
+    check_collection,
+    check_label,
+    check_labels,
+    validate_agent_id,
+    validate_collection,
+    validate_label,
+)
 from memories.models.keys import BearerKey
 
 SHARED_AGENT = "shared"
 EVERYONE = "*"
-AGENT_SLUG = RegexValidator(
-    r"^[a-z0-9][a-z0-9_-]{0,63}$",
-    "Agent ids are 1–64 lower-case letters, digits, '-' or '_', starting with a letter or digit.",
-)
 
 CATEGORIES = ["Technical", "Business", "Personal", "Project", "Research", "System", "General"]
 CATEGORY_CHOICES = [(c, c) for c in CATEGORIES]
 
 
-class Agent(models.Model):
+class Agent(CheckedIds, models.Model):
     """An agent that owns memories. ``collection`` set = Mode B (its own index)."""
 
-    id = models.CharField(primary_key=True, max_length=64, validators=[AGENT_SLUG])
+    # Both become file names (exports, index folders): memories/ids.py checks them on every way in.
+    ID_FIELDS = {"id": check_agent_id, "collection": check_collection}
+    OPTIONAL_IDS = frozenset({"collection"})
+
+    id = models.CharField(primary_key=True, max_length=64, validators=[validate_agent_id])
     name = models.CharField(max_length=200, blank=True)
     collection = models.CharField(
         max_length=64,
         blank=True,
-        validators=[AGENT_SLUG],
+        validators=[validate_collection],
         help_text="Mode B: a dedicated index collection for this agent. Blank = the shared index (Mode A).",
     )
     is_active = models.BooleanField(default=True)
@@ -97,8 +106,23 @@ class NoteQuerySet(models.QuerySet["Note"]):
         return self.update(index_dirty=True, revision=F("revision") + 1)
 
 
-class Note(models.Model):
+def _note_agent(value: str) -> str:
+    return value if value == SHARED_AGENT else check_agent_id(value)
+
+
+def _subjects(values: list[str]) -> list[str]:
+    return check_labels(values or [], "subject")
+
+
+def _session(value: str) -> str:
+    return check_label(value, "session")
+
+
+class Note(CheckedIds, models.Model):
     """One memory. Every field of docs/architecture.md §2–§3."""
+
+    ID_FIELDS = {"agent_id": _note_agent, "owner": check_agent_id, "subjects": _subjects, "session": _session}
+    OPTIONAL_IDS = frozenset({"session"})
 
     MEMORY = "memory"
     KNOWLEDGE = "knowledge"
@@ -149,7 +173,7 @@ class Note(models.Model):
     # 1–10, rated at write (engine/annotations/importance.py); None = written before ratings existed.
     importance = models.PositiveSmallIntegerField(null=True, blank=True)
     # The conversation session a turn belongs to ("" = not a turn); episodes close sessions.
-    session = models.CharField(max_length=200, blank=True, db_index=True)
+    session = models.CharField(max_length=200, blank=True, db_index=True, validators=[validate_label])
     # "episode" / "reflection" for notes the memory layers wrote; "" for everything else.
     layer = models.CharField(max_length=20, blank=True, db_index=True)
 
@@ -164,6 +188,11 @@ class Note(models.Model):
     # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
     merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     merge_similarity = models.FloatField(null=True, blank=True)
+    # The machine's best guess about the pair (this note, merge_candidate) and why, in plain words
+    # (engine/judgments/pair_judge.py): "same" fact, a "change" (the newer may replace the older) or
+    # "both" true; a person decides. Empty for pairs flagged before the guess existed.
+    merge_guess = models.CharField(max_length=10, blank=True)
+    merge_reason = models.TextField(blank=True)
     # The revision at which a merge job's model judged this note distinct from a similar one;
     # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
     merge_checked_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
@@ -294,6 +323,10 @@ class ConflictPair(models.Model):
     note_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     note_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
     reason = models.TextField(blank=True)
+    # How likely the pair is a real change (0–1, the offline judge's score; the queue shows the most
+    # likely first) and who opened it: "rules" (offline) or "model" (an LLM judged it).
+    likelihood = models.FloatField(null=True, blank=True)
+    opened_by = models.CharField(max_length=10, blank=True)
     superseded = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
     resolution = models.CharField(max_length=20, blank=True)

@@ -1,19 +1,24 @@
 import pytest
 
 from engine.errors import InvalidInput, QualityRejected
-from engine.text import check_content, content_hash, embedding_text
+from engine.text import check_content, content_hash, embedding_text, weighted_length
 
-LIMITS = {"min_chars": 10, "max_chars": 20_000}
+LIMITS = {"min_chars": 4, "max_chars": 20_000}
 
 
-def test_nine_characters_are_rejected_with_a_reason():
+def test_fewer_than_four_letters_or_digits_are_rejected_with_a_reason():
     with pytest.raises(QualityRejected, match="quality"):
-        check_content("too short", **LIMITS)
+        check_content("ok!", **LIMITS)
 
 
-def test_length_is_measured_after_trimming():
+def test_spaces_and_punctuation_carry_nothing():
     with pytest.raises(QualityRejected):
-        check_content("   short   ", **LIMITS)
+        check_content("   ?? ... ok   ", **LIMITS)
+
+
+@pytest.mark.parametrize("text", ["Mia is 7.", "我住在上海。", "我不吃香菜。", "好的", "Tom 42"])
+def test_short_facts_pass_the_gate_chinese_included(text):
+    assert check_content(text, **LIMITS).text == text
 
 
 def test_a_normal_sentence_is_accepted_and_not_ephemeral():
@@ -27,10 +32,10 @@ def test_signal_words_mark_a_note_ephemeral(text):
     assert check_content(text, **LIMITS).ephemeral
 
 
-def test_a_cjk_character_counts_one():
+def test_a_cjk_character_counts_three():
+    assert weighted_length("我住在上海。") == 15 and weighted_length("Mia is 7.") == 6
     with pytest.raises(QualityRejected):
-        check_content("九个汉字九个汉字九", **LIMITS)
-    assert check_content("十个汉字十个汉字十个", **LIMITS).text
+        check_content("好", **LIMITS)
 
 
 @pytest.mark.parametrize(

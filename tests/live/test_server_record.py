@@ -23,3 +23,15 @@ def test_commands_reach_a_server_on_any_port_without_being_told(tmp_path_factory
     finally:
         server.drop()
     assert not (server.data_dir / "server.json").exists()  # removed when the server stopped
+
+
+def test_the_server_leaves_no_control_socket_in_the_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("home")
+    server = start_server(tmp_path_factory, "sqlite", env_extra={"HOME": str(home), "XDG_RUNTIME_DIR": ""})
+    try:
+        assert server.call("GET", "/healthz", key=None).status == 200
+        server.kill9()  # the crash a restart follows: nothing may be left behind in the home either
+    finally:
+        server.drop()
+    assert not (home / ".gunicorn").exists()
+    assert [p.name for p in home.iterdir()] in ([], [".cache"])

@@ -94,7 +94,7 @@ def test_a_key_issued_in_the_admin_is_shown_once_and_authenticates(admin_client,
 def test_healthz_reports_database_and_index(client, store, db):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": True, "index": True}
+    assert response.json() == {"status": "ok", "database": True, "index": True, "cache": True}
 
 
 def test_healthz_is_503_when_the_index_is_down(client, store, db, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 
 from engine import erasure
+from memories.ids import check_agent_id
 from memories.management.base import AmemCommand
 from memories.models import Agent
 
@@ -43,7 +44,7 @@ class Command(AmemCommand):
 
     def _any_agent(self, agent_id: str) -> Agent:
         # Retired agents too: a person may ask after the agent was switched off.
-        found = Agent.objects.filter(pk=agent_id).first()
+        found = Agent.objects.filter(pk=check_agent_id(agent_id)).first()
         if found is None:
             raise CommandError(f"no agent {agent_id!r}")
         return found

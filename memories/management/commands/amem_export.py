@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from engine.transfer.portable import export_lines
+from memories import ids
 from memories.management.base import AmemCommand
 from memories.models import Agent
 
@@ -32,9 +33,14 @@ class Command(AmemCommand):
             folder = Path(out_dir)
             folder.mkdir(parents=True, exist_ok=True)
             for each in Agent.objects.order_by("pk"):
-                self._write(each, folder / f"{each.pk}.jsonl")
+                # The file name is the agent id, checked again here: it must name a file in the folder.
+                try:
+                    path = ids.file_in(folder, each.pk, ".jsonl")
+                except ids.InvalidId as exc:
+                    raise CommandError(f"not exported: {exc}") from None
+                self._write(each, path)
             return
-        found = Agent.objects.filter(pk=agent).first()  # retired agents can be exported too
+        found = Agent.objects.filter(pk=ids.check_agent_id(agent)).first()  # retired agents can be exported too
         if found is None:
             raise CommandError(f"no agent {agent!r}")
         if out:

@@ -23,7 +23,6 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from amem_site.env import env_float
 from engine.maintenance import heartbeat
 
 log = logging.getLogger("amem.worker")
@@ -76,7 +75,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         if settings.AMEM_PROCESS_ROLE != "worker":
             raise CommandError("run the worker with AMEM_PROCESS_ROLE=worker (it must never open the embedded index)")
-        deadline = env_float("AMEM_WORKER_STOP_SECONDS", 8.0, low=0.5, high=600)
+        deadline = settings.AMEM_WORKER_STOP_SECONDS
         from django_q.cluster import Cluster
 
         asked = threading.Event()

@@ -89,3 +89,36 @@ def test_one_graph_per_model_whichever_checkout_holds_its_weights(tmp_path, monk
     os.utime(second / "model.safetensors", (1, 1))  # another install time
     assert onnx_encoder._graph_path(str(first)) == onnx_encoder._graph_path(str(second))
     assert onnx_encoder._graph_path(str(first)) != onnx_encoder._graph_path(str(other))
+
+
+def test_a_later_start_serves_short_inputs_without_pytorch_and_the_same_vectors(embedder, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    # The module fixture loaded PyTorch and verified the graph: that recorded its probe vectors.
+    location = _resolve(DEFAULT_MODEL)
+    assert onnx_encoder._graph_path(location).with_suffix(".verified").is_file()
+    script = (
+        "import json, sys\n"
+        "from engine.index.embeddings import get_embedder\n"
+        f"e = get_embedder({DEFAULT_MODEL!r})\n"
+        f"vectors = e.encode({TEXTS!r})\n"
+        "print(json.dumps({'torch': 'torch' in sys.modules, 'dimension': e.dimension, 'vectors': vectors.tolist()}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=True)
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    assert answer["torch"] is False and answer["dimension"] == 384
+    torch_vectors = embedder._model.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.abs(np.asarray(answer["vectors"]) - torch_vectors).max() < 1e-5
+
+
+def test_a_record_that_does_not_match_is_not_used(embedder, tmp_path, monkeypatch):
+    location = _resolve(DEFAULT_MODEL)
+    graph = onnx_encoder._graph_path(location)
+    record = graph.with_suffix(".verified").read_text()
+    monkeypatch.setenv("AMEM_ONNX_CACHE", str(tmp_path))
+    (tmp_path / graph.name).symlink_to(graph)
+    forged = record.replace("0.", "0.5", 1)  # one probe coordinate moved
+    (tmp_path / graph.name).with_suffix(".verified").write_text(forged)
+    assert onnx_encoder.load_verified(location) is None

@@ -8,7 +8,6 @@ import pytest
 from django.utils import timezone
 
 from engine import runtime
-from engine.maintenance import runner
 from engine.maintenance.runner import Gate, run_step
 from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
 from tests.engine.maintenance.conftest import put, wrote
@@ -54,13 +53,21 @@ def diet(alice):
     )
 
 
-def test_offline_the_sweep_is_reported_unavailable_and_touches_nothing(alice, diet):
+def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_nothing(alice, diet):
+    steak, _dark, veggie = diet
     wrote(alice)
     row = sweep(alice)
-    assert row.outcome == "unavailable" and "no model is configured" in row.detail
-    assert not Note.objects.filter(conflict_scanned_at__isnull=False).exists()
-    assert not ConflictPair.objects.exists() and not NoteEvent.objects.exists()
-    assert runner.due_agents("contradiction_sweep") == []  # not retried every night
+    assert row.outcome == "ok" and row.counts["scanned"] == 3
+    assert Note.objects.filter(conflict_scanned_at__isnull=False).count() == 3
+    # vegetarian (older) / steak (newer): found, as a conflict or as a pair waiting for a person.
+    pair = ConflictPair.objects.filter(note_a=steak, note_b=veggie).first()
+    waiting = Note.objects.filter(pk=steak.pk, pending_merge=True, merge_candidate=veggie).exists()
+    assert pair is not None or waiting
+    if pair is not None:
+        assert pair.opened_by == "rules" and pair.likelihood is not None and "vegetarian" in pair.reason
+    assert Note.objects.filter(is_active=True).count() == 3  # nothing retired or merged
+    again = sweep(alice)
+    assert again.counts.get("pairs_found", 0) == again.counts.get("pairs_asked", 0) == 0  # never offered twice
 
 
 def test_review_mode_records_a_pair_and_flags_both_notes(alice, diet, provider):

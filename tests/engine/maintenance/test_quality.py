@@ -1,4 +1,4 @@
-"""Quality scan: too_short, expired_ephemeral (> 7 days), pending_conflict; reasons where review reads them."""
+"""Quality scan: too_short, expired reminders, filler, vague…; a note in a conflict is not counted here too."""
 
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ def reasons(note: Note) -> list[str]:
     return note.low_quality_reasons if note.low_quality else []
 
 
-def test_too_short_is_under_ten_trimmed_characters(alice):
-    nine = put(alice, "   123456789   ")
-    ten = put(alice, "Tea at 4pm")
+def test_too_short_is_fewer_than_four_letters_or_digits_a_cjk_character_counting_three(alice):
+    short = put(alice, "   ok!   ")
+    fact = put(alice, "Mia is 7.")
     row = scan(alice)
-    assert reasons(nine) == ["too_short"] and reasons(ten) == []
+    assert reasons(short) == ["too_short"] and reasons(fact) == []
     assert row.outcome == "ok" and row.counts == {"scanned": 2, "too_short": 1, "flagged": 1}
 
 
@@ -47,24 +47,24 @@ def test_the_ephemeral_age_is_configurable(alice, config):
     assert reasons(note) == ["expired_ephemeral"]
 
 
-def test_conflicts_flag_both_sides_until_resolved(alice):
-    flagged = put(alice, "Alice is vegetarian since 2019", conflict=True)
-    a = put(alice, "The office is in Berlin, Germany")
+def test_a_note_in_a_conflict_is_not_counted_as_low_quality_too(alice):
+    flagged = put(alice, "ok", conflict=True, low_quality=True, low_quality_reasons=["pending_conflict"])
+    a = put(alice, "hi")
     b = put(alice, "The office moved to Munich last year")
-    settled_a = put(alice, "Bob drives a red bicycle to work")
+    settled_a = put(alice, "yo")
     settled_b = put(alice, "Bob takes the bus to work daily")
     ConflictPair.objects.create(note_a=a, note_b=b, reason="two cities")
     ConflictPair.objects.create(note_a=settled_a, note_b=settled_b, status=ConflictPair.RESOLVED)
     scan(alice)
-    assert reasons(flagged) == reasons(a) == reasons(b) == ["pending_conflict"]
-    assert reasons(settled_a) == reasons(settled_b) == []
+    assert reasons(flagged) == reasons(a) == reasons(b) == []  # an older scan's pending_conflict is removed
+    assert reasons(settled_a) == ["too_short"] and reasons(settled_b) == []
 
 
 def test_several_reasons_are_stored_together_with_an_event_and_no_reindex(alice):
-    note = put(alice, "todo", ephemeral=True, conflict=True, created_at=timezone.now() - timedelta(days=30))
+    note = put(alice, "ok", ephemeral=True, created_at=timezone.now() - timedelta(days=30))
     scan(alice)
     note.refresh_from_db()
-    assert note.low_quality and note.low_quality_reasons == ["too_short", "expired_ephemeral", "pending_conflict"]
+    assert note.low_quality and note.low_quality_reasons == ["too_short", "expired_ephemeral"]
     event = NoteEvent.objects.get(note=note)
     assert event.action == "flag" and event.actor == "amem:quality_scan"
     assert event.before == {"low_quality": False, "low_quality_reasons": []}
@@ -74,8 +74,8 @@ def test_several_reasons_are_stored_together_with_an_event_and_no_reindex(alice)
 
 
 def test_a_second_scan_changes_nothing(alice):
-    put(alice, "short")
-    put(alice, "Alice is vegetarian since 2019", conflict=True)
+    put(alice, "ok")
+    put(alice, "hey thanks!!")
     first = scan(alice)
     events = NoteEvent.objects.count()
     second = scan(alice)
@@ -84,12 +84,12 @@ def test_a_second_scan_changes_nothing(alice):
 
 
 def test_a_reason_that_no_longer_holds_is_removed_and_others_reasons_are_kept(alice):
-    a = put(alice, "The office is in Berlin, Germany")
-    b = put(alice, "The office moved to Munich last year", low_quality=True, low_quality_reasons=["reviewer: vague"])
-    pair = ConflictPair.objects.create(note_a=a, note_b=b)
+    a = put(alice, "ok")
+    b = put(alice, "hi", low_quality=True, low_quality_reasons=["reviewer: vague"])
     scan(alice)
-    assert reasons(a) == ["pending_conflict"] and reasons(b) == ["reviewer: vague", "pending_conflict"]
-    ConflictPair.objects.filter(pk=pair.pk).update(status=ConflictPair.RESOLVED)
+    assert reasons(a) == ["too_short"] and reasons(b) == ["reviewer: vague", "too_short"]
+    for note in (a, b):
+        Note.objects.filter(pk=note.pk).update(content="The office moved to Munich last year", revision=2)
     row = scan(alice)
     assert reasons(a) == [] and not Note.objects.get(pk=a.pk).low_quality
     assert reasons(b) == ["reviewer: vague"]
@@ -98,9 +98,9 @@ def test_a_reason_that_no_longer_holds_is_removed_and_others_reasons_are_kept(al
 
 
 def test_only_the_agents_own_active_notes_are_scanned(alice, bob):
-    shared = put(alice, "short", agent_id=SHARED_AGENT, readers=["*"])
-    retired = put(alice, "tiny", is_active=False)
-    foreign = put(bob, "brief")
+    shared = put(alice, "ok", agent_id=SHARED_AGENT, readers=["*"])
+    retired = put(alice, "hi", is_active=False)
+    foreign = put(bob, "yo")
     row = scan(alice)
     assert reasons(shared) == ["too_short"]
     assert reasons(retired) == [] and reasons(foreign) == []
@@ -110,7 +110,7 @@ def test_only_the_agents_own_active_notes_are_scanned(alice, bob):
 def test_a_note_changed_during_the_scan_is_left_for_the_next_one(alice, monkeypatch):
     from engine.maintenance import quality
 
-    note = put(alice, "short")
+    note = put(alice, "ok")
     real = quality._save
 
     def edited_meanwhile(step, changes):
@@ -133,13 +133,41 @@ def test_a_reviewers_keep_is_not_undone_by_the_next_scan(alice, django_user_mode
     keep = keep_quality(note, rita)
     scan(alice)
     assert reasons(note) == []
-    # A conflict found after the reviewer's decision is news: it is raised again (the expiry is not).
+    # A conflict found after the reviewer's decision waits in the conflict queue, not here.
     ConflictPair.objects.create(note_a=note, note_b=other)
     scan(alice)
-    assert reasons(note) == ["pending_conflict"]
+    assert reasons(note) == []
     # Undoing the keep brings the reviewer's dismissed reasons back, and the scan leaves them.
     ConflictPair.objects.all().delete()
     Note.objects.filter(pk=note.pk).update(low_quality=False, low_quality_reasons=[])
     undo(keep, rita, may_review=lambda agent_id: True)
     scan(alice)
     assert reasons(note) == ["expired_ephemeral"]
+
+
+def test_small_talk_and_reminders_whose_moment_passed_are_flagged_in_both_languages(alice):
+    now = timezone.now()
+    filler = [put(alice, t) for t in ("Thanks, Jon! See you soon!", "好的好的", "哈哈哈哈", "ok 收到 👍")]
+    old = now - timedelta(days=10)
+    expired = [
+        put(alice, t, created_at=old)
+        for t in (
+            "Remind me to call the dentist tomorrow",
+            "TODO tonight: send Mel the pics",
+            "明天上午九点带猫去宠物医院",
+        )
+    ]
+    ahead = put(alice, "Remind me to renew the passport next month", created_at=now - timedelta(days=3))
+    fine = [
+        put(alice, t)
+        for t in (
+            "Mia is 7.",
+            "我不吃香菜。",
+            "Caroline's wedding was on 14 May 2023.",
+            "Thanks to Jon, I now run 5 km daily.",
+        )
+    ]
+    scan(alice)
+    assert all(reasons(n) == ["filler"] for n in filler)
+    assert all(reasons(n) == ["expired_ephemeral"] for n in expired)
+    assert reasons(ahead) == [] and all(reasons(n) == [] for n in fine)

@@ -77,4 +77,4 @@ def test_the_scheduled_sequences_run_end_to_end_and_leave_changes_for_the_indexe
     changed = Note.objects.filter(revision__gt=1)
     assert changed.count() == 4 and all(n.index_dirty for n in changed)
     assert Note.objects.filter(conflict=True).count() == 2
-    assert Note.objects.get(content="ok thanks").low_quality_reasons == ["too_short"]
+    assert Note.objects.get(content="ok thanks").low_quality_reasons == ["filler"]

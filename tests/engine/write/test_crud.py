@@ -60,7 +60,7 @@ def test_a_turn_updates_deletes_and_adds_and_a_too_short_fact_is_skipped_alone(a
     provider.reply_json(
         [
             {"action": "UPDATE", "existing_idx": shown.index(STAGING), "fact": fact},
-            {"action": "NEW", "fact": "too short"},
+            {"action": "NEW", "fact": "ok"},
             {"action": "DELETE", "existing_idx": shown.index(LAPTOP), "fact": LAPTOP},
         ],
         role="crud",

@@ -10,7 +10,7 @@ import pytest
 
 from engine.llm.contradiction_rules import contradiction
 from engine.llm.offline import keep_both
-from engine.llm.same_statement import near_duplicate, restates
+from engine.llm.same_statement import near_duplicate
 from engine.llm.statements import read
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 
@@ -72,47 +72,21 @@ def test_i_is_the_speaker_of_a_turn_or_the_notes_subject():
 @pytest.mark.parametrize(
     "a, b, same",
     [
-        ("Andrew enjoys hiking in the great outdoors.", "Andrew likes hiking in the great outdoors.", True),
-        ("Alice prefers green tea in the morning.", "In the morning Alice prefers green tea.", True),
+        # A synonym or another word order may say the same, or not ("tea to coffee" / "coffee to
+        # tea"): offline that is a person's call, never a merge.
+        ("Andrew enjoys hiking in the great outdoors.", "Andrew likes hiking in the great outdoors.", False),
+        ("Alice prefers green tea in the morning.", "In the morning Alice prefers green tea.", False),
         ("Alice's dog is named Rex.", "Alice's dog is named Rex. Rex is a beagle.", True),
+        ("Alice's dog is named Rex.", "alice's dog is named Rex", True),
         ("Nate adopted a turtle.", "Nate adopted a second turtle named Tank.", False),
         ("Ana works at Farfetch.", "Ana no longer works at Farfetch.", False),
-        ("小王每天早上去公园跑步。", "小王每天早上都去公园跑步。", True),
+        ("小王每天早上去公园跑步。", "小王每天早上都去公园跑步。", False),
+        ("小王每天早上去公园跑步。", "小王每天早上去公园跑步", True),
         ("小王周一去了图书馆。", "小王周三去了游泳馆。", False),
     ],
 )
-def test_only_the_same_statement_merges_offline(a, b, same):
+def test_only_a_text_that_adds_nothing_merges_offline(a, b, same):
     assert near_duplicate(a, b) is same
-
-
-@pytest.mark.parametrize(
-    "a, b, offered",
-    [
-        # Paraphrases: one text adds at most one content word to the other; a person may merge them.
-        ("The user is allergic to peanuts.", "The user has a peanut allergy.", True),
-        ("Jon started his own dance studio.", "Jon opened a dance studio of his own.", True),
-        (
-            "Jon: Yes. I color-code achievements so I can easily track my progress and stay motivated.",
-            "Jon color-codes achievements to easily track progress and stay motivated.",
-            True,
-        ),
-        # Two observations of one person in one conversation: each adds details, both hold.
-        (
-            "Andrew recently took a rock climbing class and made it to the top of the wall.",
-            "Andrew shared a photo of the view from the top of the rock he climbed with friends.",
-            False,
-        ),
-        (
-            "Deborah bought new props for her yoga class.",
-            "Deborah bought a candle to improve the atmosphere of her yoga practice.",
-            False,
-        ),
-    ],
-)
-def test_offline_a_pair_waits_for_a_person_only_when_one_text_restates_the_other(a, b, offered):
-    assert not near_duplicate(a, b)
-    assert restates(a, b) is offered
-    assert restates(b, a) is offered
 
 
 def test_a_merged_text_never_keeps_a_sentence_the_kept_note_contradicts():

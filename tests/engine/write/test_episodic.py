@@ -50,7 +50,7 @@ def test_the_same_text_twice_makes_two_notes_with_equal_hashes(alice, store):  #
 
 def test_too_short_text_is_rejected_and_nothing_is_stored(alice, store):  # B049
     with pytest.raises(QualityRejected, match="quality"):
-        add_episodic("too short", alice)
+        add_episodic("ok", alice)
     assert Note.objects.count() == 0 and NoteEvent.objects.count() == 0
 
 
@@ -110,7 +110,7 @@ def test_an_unknown_or_inactive_agent_is_refused(make_agent, store, db):
 
 
 def test_a_batch_with_one_bad_item_writes_nothing(alice, store):
-    items = [EpisodicItem("A valid first event in the batch."), EpisodicItem("short")]
+    items = [EpisodicItem("A valid first event in the batch."), EpisodicItem("ok")]
     with pytest.raises(QualityRejected):
         add_episodic_batch(alice, items)
     assert Note.objects.count() == 0

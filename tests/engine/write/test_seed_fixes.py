@@ -46,7 +46,7 @@ def test_internal_queries_never_heat_notes(alice, store):  # §17.10
 
 
 def test_a_short_fact_does_not_cancel_the_turns_other_ops(alice, store):  # §17.13
-    ops = [CrudOp("NEW", "ok sure"), CrudOp("NEW", "Alice switched her team to four-day weeks.")]
+    ops = [CrudOp("NEW", "ok"), CrudOp("NEW", "Alice switched her team to four-day weeks.")]
     outcomes = crud.apply_ops(ops, [], alice)
     assert [o.status for o in outcomes] == [crud.SKIPPED, crud.APPLIED]
     assert Note.objects.filter(content="Alice switched her team to four-day weeks.").exists()

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memories", "0009_note_dirty_order_idx"),
+        ("memories", "0010_pair_guess"),
     ]
 
     operations = [

@@ -1,0 +1,136 @@
+"""The offline contradiction sweep: every new note triaged against its nearest notes.
+
+The write path triages a new note only against the notes it resembles and its link
+candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days." can sit below
+that, and a note typed as knowledge was once never compared at all. At night each active
+memory or knowledge note changed since its last scan is compared, by its stored vector, with
+its ``sweep_neighbours`` nearest notes of the agent (no similarity floor), older note first.
+The pair judge (engine/judgments/triage.py) decides what a person sees:
+
+* a likely change opens a ConflictPair (``opened_by = "rules"``);
+* a possible change, or one fact said twice, puts the newer note in the merge queue as a pair
+  with its guess and reason (unless it already waits or is in a conflict);
+
+at most ``review_budget`` new cards per agent a night, the likeliest change first; notes whose
+pairs did not fit stay unscanned and come first the next night. Nothing is merged, retired or
+cleared here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from engine.annotations import conflicts
+from engine.judgments import triage
+from engine.maintenance import vectors
+from engine.maintenance.runner import Step
+from memories import access
+from memories.models import ConflictPair, Note, NoteEvent
+
+
+def run(step: Step) -> None:
+    agent_id = step.agent.pk
+    notes = list(
+        Note.objects.active()
+        .filter(agent_id=agent_id, note_type__in=(Note.MEMORY, Note.KNOWLEDGE))
+        .exclude(layer__in=("episode", "reflection"))
+        .order_by("created_at", "pk")
+    )
+    kept, matrix = vectors.load(notes)
+    fresh = [i for i, n in enumerate(kept) if n.conflict_scanned_at is None or n.conflict_scanned_at < n.updated_at]
+    step.grow(len(fresh))
+    if len(kept) < 2 or not fresh:
+        return
+    known = _known_pairs(agent_id)
+    found: list[triage.Triage] = []
+    newer_of: dict[int, Note] = {}
+    k = min(step.cfg.sweep_neighbours, len(kept) - 1)
+    for i in fresh:
+        step.advance()
+        sims = matrix @ matrix[i]
+        sims[i] = -np.inf
+        for j in np.argpartition(-sims, k - 1)[:k]:
+            older, newer = _in_time_order(kept[int(j)], kept[i])
+            if (older.pk, newer.pk) in known or not access.can_write(agent_id, older):
+                continue
+            known.add((older.pk, newer.pk))
+            judged = triage.assess(older, newer.content, float(sims[j]), subjects=newer.subjects)
+            if judged.action in (triage.CONFLICT, triage.ASK) and not (
+                judged.action == triage.ASK and newer.pending_merge
+            ):
+                found.append(judged)
+                newer_of[id(judged)] = newer
+    found.sort(key=lambda t: -(t.guess.change if t.guess else 0.0))
+    opened = 0
+    deferred: set[object] = set()
+    for judged in found:
+        newer = newer_of[id(judged)]
+        if opened >= step.cfg.review_budget:
+            deferred.add(newer.pk)
+            step.count("deferred")
+            continue
+        if _open(step, judged, newer):
+            opened += 1
+    _stamp([kept[i] for i in fresh if kept[i].pk not in deferred])
+    step.count("scanned", len(fresh))
+
+
+def _in_time_order(a: Note, b: Note) -> tuple[Note, Note]:
+    return (a, b) if (a.created_at, str(a.pk)) <= (b.created_at, str(b.pk)) else (b, a)
+
+
+def _known_pairs(agent_id: str) -> set[tuple[object, object]]:
+    """Pairs already in a conflict (open or decided) or waiting: never offered twice."""
+    pairs: set[tuple[object, object]] = set()
+    for a, b in ConflictPair.objects.filter(note_a__agent_id=agent_id).values_list("note_a_id", "note_b_id"):
+        pairs |= {(a, b), (b, a)}
+    for a, b in Note.objects.filter(agent_id=agent_id, merge_candidate__isnull=False).values_list(
+        "pk", "merge_candidate_id"
+    ):
+        pairs |= {(a, b), (b, a)}
+    return pairs
+
+
+def _open(step: Step, judged: triage.Triage, newer: Note) -> bool:
+    older = judged.other
+    assert older is not None and judged.guess is not None
+    with transaction.atomic():
+        if judged.action == triage.CONFLICT:
+            pair = conflicts.record(
+                newer, older, f"offline: {judged.reason}", step.actor, likelihood=judged.guess.change, opened_by="rules"
+            )
+            step.count("pairs_found" if pair is not None else "pairs_known")
+            return pair is not None
+        asked = Note.objects.filter(pk=newer.pk, revision=newer.revision, pending_merge=False, conflict=False).update(
+            pending_merge=True,
+            merge_candidate=older,
+            merge_similarity=judged.similarity,
+            merge_guess=judged.verdict,
+            merge_reason=judged.reason,
+        )
+        if not asked:
+            step.count("changed_meanwhile")
+            return False
+        NoteEvent.objects.create(
+            note=newer,
+            action="flag",
+            before={"pending_merge": False},
+            after={
+                "pending_merge": True,
+                "merge_candidate": str(older.pk),
+                "merge_guess": judged.verdict,
+                "reason": judged.reason,
+            },
+            actor=step.actor,
+        )
+        step.count("pairs_asked")
+        return True
+
+
+def _stamp(notes: list[Note]) -> None:
+    stamp = timezone.now()
+    for note in notes:
+        # Only notes unchanged since they were read: a changed one is judged again next time.
+        Note.objects.filter(pk=note.pk, revision=note.revision).update(conflict_scanned_at=stamp)

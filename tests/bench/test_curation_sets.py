@@ -1,0 +1,41 @@
+"""The curation evaluation's sets: blind authors split into tuning and held out, labels a person decides."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bench.curation import fit, sets
+
+PAIR_LABELS = {"contradiction", "duplicate", "compatible", "unrelated"}
+NOTE_LABELS = {"fine", *sets.LOW_LABELS}
+
+
+def test_every_blind_set_is_there_with_its_split_and_the_labels_a_person_decides():
+    pairs = sets.pairs(("tune", "held"))
+    notes = sets.notes(("tune", "held"))
+    assert {r["set"] for r in pairs} == {"w1", "w2", "w3"} and len(pairs) >= 1000
+    assert {r["set"] for r in notes} == {"n1", "n2"} and len(notes) >= 600
+    assert {r["label"] for r in pairs} == PAIR_LABELS
+    assert {r["label"] for r in notes} == NOTE_LABELS
+    assert {r["lang"] for r in pairs + notes} == {"en", "zh", "mixed"}
+    for rows in (pairs, notes):
+        keys = [(r["set"], r["id"]) for r in rows]
+        assert len(keys) == len(set(keys))
+    held = {r["set"] for r in pairs + notes if r["split"] == "held"}
+    assert held == {"w3", "n2"}  # other authors, other conversations than the tuning ones
+
+
+def test_the_developers_labels_are_normalised_to_the_same_four_decisions():
+    assert {r["label"] for r in sets.pairs(("dev",))} == PAIR_LABELS
+
+
+def test_the_planted_changes_name_the_real_notes_they_change():
+    planted = sets.planted()
+    assert len(planted) == 20 and all(p["original"] and p["change"] and p["original"] != p["change"] for p in planted)
+
+
+def test_thresholds_are_chosen_on_the_scores_given():
+    scores = np.array([0.9, 0.8, 0.7, 0.6, 0.2, 0.1])
+    labels = np.array([1, 1, 0, 1, 0, 0])
+    assert fit.precision_threshold(scores, labels, 0.75) == 0.6  # 3 of the 4 at or above 0.6 are right
+    assert fit.reach_threshold(scores, labels, 2 / 3) == 0.8  # two of the three positives lie at or above
