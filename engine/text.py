@@ -37,7 +37,9 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
     """Validate a note's text; raise before anything is written.
 
     InvalidInput: not a string, undecodable, control characters, too long.
-    QualityRejected: shorter than ``min_chars`` once trimmed (a CJK character counts 1).
+    QualityRejected: shorter than ``min_chars`` once trimmed, a CJK character counting 2: one
+    carries about a word, so 我不吃海鲜。 ("I don't eat shellfish.", 11) is long enough and 好的。 (5)
+    is not.
     """
     if isinstance(text, bytes):
         try:

@@ -23,6 +23,27 @@ class ManyField(forms.Field):
         return [str(v).strip() for v in items if str(v).strip()]
 
 
+def parse_shown(value: str) -> dict[str, int]:
+    """What a card showed: "note-id:revision note-id:revision" → {note id: revision}; ValueError if unreadable."""
+    shown: dict[str, int] = {}
+    for item in value.split():
+        note_id, _, revision = item.partition(":")
+        shown[str(uuid.UUID(note_id))] = int(revision)
+    return shown
+
+
+class ShownField(forms.Field):
+    """The revisions a card showed; the decision is refused when a note moved since (engine/curation/actions.py)."""
+
+    widget = forms.HiddenInput
+
+    def to_python(self, value: object) -> dict[str, int]:
+        try:
+            return parse_shown(str(value or ""))
+        except ValueError:
+            raise ValidationError("This card's version is not readable; reload the page.") from None
+
+
 class BackForm(forms.Form):
     """Every post may name the page to return to after a plain (non-htmx) post."""
 
@@ -34,15 +55,19 @@ class NoteTextForm(BackForm):
 
 
 class CardForm(BackForm):
-    """A one-note action; ``card`` says it came from a queue card (answer with the done card)."""
+    """A one-note action; ``card`` says it came from a queue card (answer with the done card),
+    ``shown`` the version that card showed."""
 
     card = forms.BooleanField(required=False)
+    shown = ShownField(required=False)
 
 
-class MergeForm(BackForm):
-    """A merge decision, with the merged text as the reviewer left it (blank: the preview as shown)."""
+class DecisionForm(BackForm):
+    """A pair-flow decision: the merged text as the reviewer left it (used by "same fact" only)
+    and the versions the card showed."""
 
-    text = forms.CharField(required=False)
+    text = forms.CharField(required=False, strip=False)
+    shown = ShownField(required=False)
 
 
 class UndoForm(BackForm):
@@ -55,14 +80,21 @@ class UndoForm(BackForm):
 
 
 # The queues a bulk action works on, and how a card of each is named.
-BULK_QUEUES = {"quality": "note", "merges": "note", "conflicts": "conflict"}
+BULK_QUEUES = {"quality": "note", "merges": "pair", "conflicts": "conflict"}
 
 
 class BulkForm(BackForm):
-    """One action on the selected cards of a queue: note ids, or conflict ids on the conflicts queue."""
+    """One action on the selected cards of a queue: note ids, or conflict ids on the conflicts queue.
+
+    ``step`` "preview" (the default) answers with what the action will do to each card; "run"
+    does it, checking each card against the version the preview showed (``shown``: one
+    "key=note-id:revision,note-id:revision" per card).
+    """
 
     action = forms.CharField()
     ids = ManyField(required=False)
+    step = forms.ChoiceField(choices=[("preview", "preview"), ("run", "run")], required=False)
+    shown = ManyField(required=False)
 
     def __init__(self, *args, queue: str, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -74,6 +106,17 @@ class BulkForm(BackForm):
         if BULK_QUEUES.get(self.queue) == "conflict":
             return [int(i) for i in ids if i.isdigit()]
         return [key for key in map(_uuid, ids) if key is not None]
+
+    def clean_shown(self) -> dict[str, dict[str, int]]:
+        """Card key → the versions the preview showed it with."""
+        out: dict[str, dict[str, int]] = {}
+        for item in self.cleaned_data["shown"]:
+            key, _, versions = item.partition("=")
+            try:
+                out[key] = parse_shown(versions.replace(",", " "))
+            except ValueError:
+                raise ValidationError("A card's version is not readable; reload the page.") from None
+        return out
 
 
 def _uuid(value: str) -> uuid.UUID | None:

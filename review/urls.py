@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from review.views import core_memory, erase, posts, queues, screens
+from review.views import bulk, core_memory, decisions, erase, posts, queues, screens
 
 app_name = "review"
 
@@ -19,15 +19,16 @@ urlpatterns = [
     path("notes/<uuid:note_id>/restore/", posts.restore, name="restore"),
     path("notes/<uuid:note_id>/erase/", erase.erase_note, name="erase"),
     path("notes/<uuid:note_id>/keep/", posts.keep_quality, name="keep"),
-    path("notes/<uuid:note_id>/pending/<str:op>/", posts.merge_action, name="pending"),
+    path("notes/<uuid:note_id>/pending/<str:decision>/", decisions.pending, name="pending"),
     path("events/<int:event_id>/undo/", posts.undo, name="undo"),
     path("runs/<int:run_id>/", screens.run_detail, name="run"),
     path("queues/counts/", queues.badges, name="counts"),
     path("queues/merges/", queues.merges, name="merges"),
     path("queues/conflicts/", queues.conflicts, name="conflicts"),
     path("queues/quality/", queues.quality, name="quality"),
-    path("queues/<str:queue>/bulk/", posts.bulk, name="bulk"),
-    path("conflicts/<int:pair_id>/<str:choice>/", posts.conflict_action, name="conflict"),
+    path("queues/<str:queue>/bulk/", bulk.bulk, name="bulk"),
+    path("queues/cards/<str:kind>/<str:key>/", queues.card, name="card"),
+    path("conflicts/<int:pair_id>/<str:decision>/", decisions.conflict, name="conflict"),
     path("agents/<str:agent_id>/core/", core_memory.page, name="core"),
     path("core/<int:block_id>/edit/", core_memory.edit, name="core-edit"),
     path("core/events/<int:event_id>/undo/", core_memory.undo, name="core-undo"),

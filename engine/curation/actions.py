@@ -9,22 +9,34 @@ after commit. One click that touches two notes (a merge, a conflict decision)
 writes one event per note sharing a ``group`` id; undoing any of them undoes the
 group. An undo is refused when the note changed since the event (undo the newer
 change first), so it never overwrites someone else's later edit.
+
+A decision taken on a queue card names the revisions the card showed (``shown``): when
+either note moved since (an earlier merge into the same note, an edit), it is refused with
+``StaleCard`` and nothing is written, so a card drawn before a change never writes over it.
+
+Pending merges and conflicts share one pair flow (``PAIR_DECISIONS``): same fact (the
+newer folds into the older, which takes the prepared text of engine/curation/merged_text.py),
+the newer replaces the older (the older retired), both true (keep both), not related
+(keep both, recorded as unrelated).
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import nullcontext
 from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
+from engine.config import get_config
+from engine.curation.merged_text import merged_text
 from engine.errors import AmemError
 from engine.index_sync import outbox
 from engine.maintenance import merge
 from engine.maintenance.quality import PENDING_CONFLICT
-from engine.text import content_hash
+from engine.text import check_content, content_hash
 from engine.write.edit import update_memory
 from memories.models import Agent, ConflictPair, Note, NoteEvent
 
@@ -61,7 +73,7 @@ REVERTIBLE = {
 }
 FOREIGN_KEYS = {"merge_candidate", "merged_into"}
 # Keys of an event's before/after that are not note fields.
-META = {"op", "group", "undo_of", "reason", "folded_text", "pair"}
+META = {"op", "group", "undo_of", "reason", "folded_text", "pair", "superseded_by", "unrelated_to"}
 UNDOABLE_ACTIONS = {
     "crud_update",
     "admin_edit",
@@ -124,15 +136,20 @@ def _change(
     action: str = "review",
     pair: tuple[dict, dict] | None = None,
     undo_of: int | None = None,
+    extra: dict | None = None,
 ) -> NoteEvent:
-    """Apply ``changes`` to one note under lock, with its event; call inside a transaction."""
+    """Apply ``changes`` to one note under lock, with its event; call inside a transaction.
+
+    ``extra``: what the decision says beyond the fields (``superseded_by``, ``unrelated_to``),
+    kept in the event's after-side for the history; an undo does not set it back.
+    """
     note = Note.objects.select_for_update().get(pk=note_id)
     before = {f: _value(note, f) for f in changes}
     for field, value in changes.items():
         _set(note, field, value)
     note.mark_dirty()
     note.save()
-    after: dict = {**{f: _value(note, f) for f in changes}, "op": op, "group": group}
+    after: dict = {**{f: _value(note, f) for f in changes}, **(extra or {}), "op": op, "group": group}
     if pair is not None:
         before["pair"], after["pair"] = pair
     if undo_of is not None:
@@ -144,6 +161,41 @@ def _change(
 
 def _new_group() -> str:
     return uuid.uuid4().hex
+
+
+# --- what a card showed -----------------------------------------------------------
+
+# A note id (as a string) → the revision a card showed. Every change a decision makes bumps a
+# note's revision (``Note.mark_dirty``), so a card drawn before another decision, an edit or a
+# merge touched one of its notes no longer matches, and its decision is refused.
+Shown = Mapping[str, int]
+
+
+class StaleCard(ReviewError):
+    """A card showed a note as it was before a later change: nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "One of these notes changed since this card was drawn (another decision, a merge or an edit); "
+            "nothing was written. The card now shows them as they are."
+        )
+
+
+def _check_shown(shown: Shown | None, *notes: Note | None, lock: bool = True) -> None:
+    """Refuse (StaleCard) when a note moved since the card showed it. ``lock``: inside the
+    decision's transaction, the rows stay locked until it commits."""
+    ids = [n.pk for n in notes if n is not None and shown and str(n.pk) in shown]
+    if not ids:
+        return
+    rows = Note.objects.filter(pk__in=ids)
+    current = dict((rows.select_for_update() if lock else rows).values_list("pk", "revision"))
+    if any(current.get(pk) != (shown or {}).get(str(pk)) for pk in ids):
+        raise StaleCard()
+
+
+def older_newer(a: Note, b: Note) -> tuple[Note, Note]:
+    """(older, newer) by when each was written (a dated write keeps its date); a tie keeps the order given."""
+    return (b, a) if b.created_at < a.created_at else (a, b)
 
 
 # --- single-note actions -------------------------------------------------------
@@ -161,10 +213,11 @@ def edit_text(note: Note, text: str, user) -> Note:
         raise ReviewError(str(exc), status=422) from exc
 
 
-def retire(note: Note, user, *, group: str | None = None) -> NoteEvent:
+def retire(note: Note, user, *, group: str | None = None, shown: Shown | None = None) -> NoteEvent:
     if not note.is_active:
         raise ReviewError("This note is already retired.")
     with transaction.atomic():
+        _check_shown(shown, note)
         return _change(
             note.pk,
             {"is_active": False},
@@ -186,17 +239,20 @@ def restore(note: Note, user) -> NoteEvent:
         )
 
 
-def keep_quality(note: Note, user, *, group: str | None = None) -> NoteEvent:
+def keep_quality(note: Note, user, *, group: str | None = None, shown: Shown | None = None) -> NoteEvent:
     """Clear a low-quality flag: the reviewer judged the note worth keeping."""
     if not note.low_quality:
         raise ReviewError("This note is not flagged as low quality.")
     changes = {"low_quality": False, "low_quality_reasons": []}
     with transaction.atomic():
+        _check_shown(shown, note)
         return _change(note.pk, changes, actor=actor_for(user), op="keep", group=group or _new_group())
 
 
 # --- pending merges --------------------------------------------------------------
 
+# The pair flow's four decisions, the same on both queues (pending merges and conflicts).
+PAIR_DECISIONS = ("same", "replace", "both", "unrelated")
 _CLEAR_PENDING = {"pending_merge": False, "merge_candidate": None, "merge_similarity": None}
 
 
@@ -205,30 +261,47 @@ def _require_pending(note: Note) -> None:
         raise ReviewError("This note is no longer waiting for a merge decision.")
 
 
-def keep_both_pending(note: Note, user, *, group: str | None = None) -> NoteEvent:
-    """The flagged note stays a note of its own; the flag is cleared."""
+def _require_decision(decision: str, text: str | None) -> None:
+    if decision not in PAIR_DECISIONS:
+        raise ReviewError(f"Unknown decision {decision!r}; choose one of {', '.join(PAIR_DECISIONS)}.", status=422)
+    if text is not None and decision != "same":
+        raise ReviewError("An edited text goes with “same fact” only.", status=422)
+
+
+def keep_both_pending(
+    note: Note, user, *, group: str | None = None, shown: Shown | None = None, op: str = "keep_both", other=None
+) -> NoteEvent:
+    """The flagged note stays a note of its own; the flag is cleared. ``op="not_related"`` also
+    records that the two notes are about different things (``unrelated_to``)."""
     _require_pending(note)
+    extra = {"unrelated_to": str(other.pk)} if op == "not_related" and other is not None else None
     with transaction.atomic():
+        _check_shown(shown, note, other)
         return _change(
-            note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op="keep_both", group=group or _new_group()
+            note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op=op, group=group or _new_group(), extra=extra
         )
 
 
-def dismiss_pending(note: Note, user, *, group: str | None = None) -> NoteEvent:
+def dismiss_pending(note: Note, user, *, group: str | None = None, shown: Shown | None = None) -> NoteEvent:
     """The flagged note adds nothing: it is retired and the flag cleared (the note it resembled stays)."""
     _require_pending(note)
     changes = {**_CLEAR_PENDING, "is_active": False}
     with transaction.atomic():
+        _check_shown(shown, note)
         return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=group or _new_group())
 
 
-def merge_preview(winner: Note, loser: Note) -> str:
-    """The text ``winner`` will hold after a reviewer's merge of ``loser`` into it (what the card shows).
+def merge_preview(older: Note, newer: Note) -> str:
+    """The text a "same fact" decision writes into ``older`` (what the card shows): its text
+    with what ``newer`` adds, each sentence once, line breaks kept (engine/curation/merged_text.py).
 
     The reviewer approves the text they see: no model rewrites it afterwards.
     Raises AmemError when the merged text is not storable (too long).
     """
-    return merge.decided_text(winner, loser)
+    cfg = get_config()
+    return check_content(
+        merged_text(older.content, newer.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
+    ).text
 
 
 def _merge_plan(winner: Note, loser: Note, text: str | None) -> tuple[Agent, merge.MergePlan]:
@@ -237,7 +310,7 @@ def _merge_plan(winner: Note, loser: Note, text: str | None) -> tuple[Agent, mer
     if agent is None:
         raise ReviewError(f"The owner agent {winner.owner!r} of the kept note is not active.")
     try:
-        return agent, merge.plan_decided(agent, winner, loser, text)
+        return agent, merge.plan_decided(agent, winner, loser, merge_preview(winner, loser) if text is None else text)
     except AmemError as exc:
         raise ReviewError(f"Cannot merge: {exc}", status=422) from exc
 
@@ -254,15 +327,19 @@ def _merge(
     pair: tuple[dict, dict] | None = None,
     also: Callable[[], None] | None = None,
     text: str | None = None,
+    shown: Shown | None = None,
 ) -> None:
     """Merge ``loser`` into ``winner`` through the engine's one merge routine (links re-pointed,
     counters summed, one event group); call outside a transaction (the plan may ask the LLM).
 
     ``winner_changes`` (given the merged winner) are further fields set on the winner in the
     same transaction and event group, after the merge (a decided conflict clears its flags).
+    ``shown`` is checked before the plan; the merge itself refuses when either note moves
+    between the plan and the write, so a stale card never writes.
     """
     if not winner.is_active or not loser.is_active:
         raise ReviewError("Both notes must be active to merge them.")
+    _check_shown(shown, winner, loser, lock=False)
     agent, plan = _merge_plan(winner, loser, text)
     with transaction.atomic():
         if also is not None:
@@ -276,55 +353,129 @@ def _merge(
             pair=pair,
         )
         if merged is None:
-            raise ReviewError("The kept note changed meanwhile; reload and try again.")
+            raise StaleCard()
         changes = winner_changes(merged) if winner_changes is not None else {}
         if changes:
             _change(merged.pk, changes, actor=actor_for(user), op=op, group=group)
 
 
 def merge_pending(
-    note: Note, candidate: Note | None, user, *, group: str | None = None, text: str | None = None
+    note: Note,
+    candidate: Note | None,
+    user,
+    *,
+    group: str | None = None,
+    text: str | None = None,
+    shown: Shown | None = None,
 ) -> None:
-    """Fold the flagged note into the note it resembled, with the reviewer's edited ``text`` if any
-    (else the previewed text); the fold event keeps the old text."""
+    """Same fact: the newer of the two folds into the older, which takes the reviewer's edited
+    ``text`` if any, else the prepared text; the fold event keeps the old text."""
     _require_pending(note)
     if candidate is None:
-        raise ReviewError("The note it resembled is gone or not yours to review; keep both or dismiss.")
-    changes = dict(_CLEAR_PENDING)
-    _merge(candidate, note, user, op="merge", group=group or _new_group(), loser_changes=changes, text=text)
+        raise ReviewError("The note it resembled is gone or not yours to review; keep both.")
+    older, newer = older_newer(candidate, note)
+    kept_flag = dict(_CLEAR_PENDING) if older.pk == note.pk else None
+    _merge(
+        older,
+        newer,
+        user,
+        op="merge",
+        group=group or _new_group(),
+        loser_changes=dict(_CLEAR_PENDING) if newer.pk == note.pk else {},
+        winner_changes=(lambda _merged: kept_flag) if kept_flag else None,
+        text=text,
+        shown=shown,
+    )
+
+
+def replace_pending(
+    note: Note, candidate: Note | None, user, *, group: str | None = None, shown: Shown | None = None
+) -> None:
+    """The newer note replaces the older: the older is retired (``superseded_by`` the newer), the newer kept."""
+    _require_pending(note)
+    if candidate is None:
+        raise ReviewError("The note it resembled is gone or not yours to review; keep both.")
+    older, newer = older_newer(candidate, note)
+    if not older.is_active:
+        raise ReviewError("The older note is retired already.")
+    actor, group = actor_for(user), group or _new_group()
+    superseded = {"superseded_by": str(newer.pk)}
+    with transaction.atomic():
+        _check_shown(shown, note, candidate)
+        if older.pk == note.pk:
+            _change(
+                note.pk,
+                {**_CLEAR_PENDING, "is_active": False},
+                actor=actor,
+                op="replace",
+                group=group,
+                extra=superseded,
+            )
+            return
+        _change(older.pk, {"is_active": False}, actor=actor, op="replace", group=group, extra=superseded)
+        _change(note.pk, dict(_CLEAR_PENDING), actor=actor, op="replace", group=group)
+
+
+def decide_pending(
+    note: Note,
+    candidate: Note | None,
+    decision: str,
+    user,
+    *,
+    group: str | None = None,
+    text: str | None = None,
+    shown: Shown | None = None,
+) -> None:
+    """A pair-flow decision on a pending merge: same fact (merge), the newer replaces the older,
+    both true (keep both), not related (keep both, recorded as unrelated)."""
+    _require_decision(decision, text)
+    if decision == "same":
+        merge_pending(note, candidate, user, group=group, text=text, shown=shown)
+    elif decision == "replace":
+        replace_pending(note, candidate, user, group=group, shown=shown)
+    elif decision == "both":
+        keep_both_pending(note, user, group=group, shown=shown, other=candidate)
+    else:
+        keep_both_pending(note, user, group=group, shown=shown, op="not_related", other=candidate)
 
 
 # --- many notes at once ------------------------------------------------------------
 
-BULK_VERBS = ("retire", "keep", "keep_both", "dismiss", "merge")
+BULK_VERBS = ("retire", "keep", *PAIR_DECISIONS)
 
 
 def bulk(
-    notes: Iterable[Note], verb: str, user, *, candidate_for: Callable[[Note], Note | None]
+    notes: Iterable[Note],
+    verb: str,
+    user,
+    *,
+    candidate_for: Callable[[Note], Note | None],
+    shown_for: Callable[[Note], Shown | None] = lambda _note: None,
 ) -> tuple[str, int, list[str]]:
     """One action on many notes, as one undoable group: (group id, notes done, reasons for those skipped).
 
-    A note the action does not apply to any more (retired meanwhile, flag already
-    cleared) is skipped with its reason; the others are done. Retire, keep, keep
-    both and dismiss happen in one transaction; each merge is its own (its text is
-    constructed first), all under the same group, so one undo reverts them all.
+    ``retire`` and ``keep`` (low quality), or a pair decision (pending merges). A note the
+    action does not apply to any more (retired meanwhile, flag already cleared, changed since
+    the preview showed it) is skipped with its reason; the others are done. Each "same fact"
+    is its own transaction (its text is constructed first), the rest share one; all share
+    the group, so one undo reverts them all.
     """
     if verb not in BULK_VERBS:
         raise ReviewError(f"Unknown action {verb!r}; choose one of {', '.join(BULK_VERBS)}.", status=422)
     group, done, skipped = _new_group(), 0, []
-    single = {"retire": retire, "keep": keep_quality, "keep_both": keep_both_pending, "dismiss": dismiss_pending}
-    if verb == "merge":
+
+    def one(note: Note) -> None:
+        if verb == "retire":
+            retire(note, user, group=group, shown=shown_for(note))
+        elif verb == "keep":
+            keep_quality(note, user, group=group, shown=shown_for(note))
+        else:
+            decide_pending(note, candidate_for(note), verb, user, group=group, shown=shown_for(note))
+
+    with transaction.atomic() if verb != "same" else nullcontext():
         for note in notes:
             try:
-                merge_pending(note, candidate_for(note), user, group=group)
-                done += 1
-            except ReviewError as exc:
-                skipped.append(str(exc))
-        return group, done, skipped
-    with transaction.atomic():
-        for note in notes:
-            try:
-                single[verb](note, user, group=group)
+                one(note)
                 done += 1
             except ReviewError as exc:
                 skipped.append(str(exc))
@@ -338,7 +489,7 @@ def group_event(group: str) -> NoteEvent | None:
 
 # --- conflicts -------------------------------------------------------------------
 
-CONFLICT_CHOICES = ("keep_a", "keep_b", "keep_both", "merge")
+CONFLICT_CHOICES = ("keep_a", "keep_b", "keep_both", "not_related", "merge")
 
 
 def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
@@ -364,26 +515,39 @@ def _conflict_changes(note: Note, pair: ConflictPair) -> dict:
     return changes
 
 
+def conflict_sides(pair: ConflictPair) -> tuple[Note, Note]:
+    """(older, newer) of a conflict (A is the newer as the write path records it; a dated write may swap them)."""
+    return older_newer(pair.note_b, pair.note_a)
+
+
 def resolve_conflict(
-    pair: ConflictPair, choice: str, user, *, group: str | None = None, text: str | None = None
+    pair: ConflictPair,
+    choice: str,
+    user,
+    *,
+    group: str | None = None,
+    text: str | None = None,
+    shown: Shown | None = None,
 ) -> None:
-    """keep_a / keep_b (retire the other), keep_both, or merge (B folded into A, with the
-    reviewer's edited ``text`` if any, else the previewed text; A keeps its category).
+    """keep_a / keep_b (retire the other), keep_both, not_related (keep both, recorded as
+    unrelated), or merge (the newer folded into the older, with the reviewer's edited
+    ``text`` if any, else the prepared text; the older keeps its category).
 
     A merge clears the conflict's flags on both notes.
     """
     if text is not None and choice != "merge":
-        raise ReviewError("An edited text goes with a merge only.", status=422)
+        raise ReviewError("An edited text goes with “same fact” only.", status=422)
     if choice not in CONFLICT_CHOICES:
         raise ReviewError(f"Unknown decision {choice!r}; choose one of {', '.join(CONFLICT_CHOICES)}.", status=422)
     if pair.status != ConflictPair.OPEN:
         raise ReviewError("This conflict was resolved already.")
     a, b = pair.note_a, pair.note_b
+    older, newer = conflict_sides(pair)
     actor, group = actor_for(user), group or _new_group()
     before = _pair_state(pair)
     pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, choice, actor
     pair.resolved_at = timezone.now()
-    pair.superseded_id = {"keep_a": b.pk, "keep_b": a.pk, "merge": b.pk}.get(choice)
+    pair.superseded_id = {"keep_a": b.pk, "keep_b": a.pk, "merge": newer.pk}.get(choice)
     states = (before, _pair_state(pair))
 
     def save_pair() -> None:
@@ -394,50 +558,75 @@ def resolve_conflict(
 
     if choice == "merge":
         # The pair is saved inside the merge's transaction, so a failed merge leaves it open.
-        loser_changes = _conflict_changes(b, pair)
         _merge(
-            a,
-            b,
+            older,
+            newer,
             user,
             op="conflict_merge",
             group=group,
-            loser_changes=loser_changes,
+            loser_changes=_conflict_changes(newer, pair),
             winner_changes=lambda merged: _conflict_changes(merged, pair),
             pair=states,
             also=save_pair,
             text=text,
+            shown=shown,
         )
         return
     with transaction.atomic():
+        _check_shown(shown, a, b)
         save_pair()
         if choice in ("keep_a", "keep_b"):
             kept, retired = (a, b) if choice == "keep_a" else (b, a)
             retire = {**_conflict_changes(retired, pair), "is_active": False}
-            _change(retired.pk, retire, actor=actor, op=choice, group=group, pair=states)
+            superseded = {"superseded_by": str(kept.pk)}
+            _change(retired.pk, retire, actor=actor, op=choice, group=group, pair=states, extra=superseded)
             _change(kept.pk, _conflict_changes(kept, pair), actor=actor, op=choice, group=group)
         else:
-            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states)
+            unrelated = {"unrelated_to": str(b.pk)} if choice == "not_related" else None
+            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states, extra=unrelated)
             _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
 
 
-BULK_CONFLICT_VERBS = ("keep_both",)
+def conflict_choice(pair: ConflictPair, decision: str) -> str:
+    """The stored resolution of a pair-flow decision on a conflict ("replace" keeps the newer side)."""
+    _, newer = conflict_sides(pair)
+    replace = "keep_a" if newer.pk == pair.note_a_id else "keep_b"
+    return {"same": "merge", "replace": replace, "both": "keep_both", "unrelated": "not_related"}[decision]
 
 
-def bulk_conflicts(pairs: Iterable[ConflictPair], verb: str, user) -> tuple[str, int, list[str]]:
-    """One decision on many conflicts (false alarms of one rule: keep both), as one undoable group.
+def decide_conflict(
+    pair: ConflictPair,
+    decision: str,
+    user,
+    *,
+    group: str | None = None,
+    text: str | None = None,
+    shown: Shown | None = None,
+) -> None:
+    """A pair-flow decision on a conflict: same fact (merge), the newer replaces the older, both
+    true (keep both), not related (keep both, recorded as unrelated)."""
+    _require_decision(decision, text)
+    resolve_conflict(pair, conflict_choice(pair, decision), user, group=group, text=text, shown=shown)
 
-    Only ``keep_both`` is offered in bulk: it closes a conflict and changes no text, while
-    keeping one side or merging is a decision between two texts, taken card by card.
-    """
-    if verb not in BULK_CONFLICT_VERBS:
+
+def bulk_conflicts(
+    pairs: Iterable[ConflictPair],
+    decision: str,
+    user,
+    *,
+    shown_for: Callable[[ConflictPair], Shown | None] = lambda _pair: None,
+) -> tuple[str, int, list[str]]:
+    """One pair-flow decision on many conflicts, as one undoable group (the review app shows
+    what it will do to each card, and asks, before it runs): (group, done, reasons skipped)."""
+    if decision not in PAIR_DECISIONS:
         raise ReviewError(
-            f"Unknown action {verb!r} for conflicts; choose one of {', '.join(BULK_CONFLICT_VERBS)}.", 422
+            f"Unknown decision {decision!r} for conflicts; choose one of {', '.join(PAIR_DECISIONS)}.", 422
         )
     group, done, skipped = _new_group(), 0, []
-    with transaction.atomic():
+    with transaction.atomic() if decision != "same" else nullcontext():
         for pair in pairs:
             try:
-                resolve_conflict(pair, verb, user, group=group)
+                decide_conflict(pair, decision, user, group=group, shown=shown_for(pair))
                 done += 1
             except ReviewError as exc:
                 skipped.append(str(exc))

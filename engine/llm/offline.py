@@ -16,8 +16,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine import chatter
-from engine.llm import stop_words
+from engine.llm import capture_rules, stop_words
 from engine.llm.contradiction_rules import contradiction
 from engine.llm.same_statement import near_duplicate
 from engine.llm.types import (
@@ -30,7 +29,6 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
-from engine.text import weighted_length
 
 log = logging.getLogger(__name__)
 
@@ -248,12 +246,14 @@ class OfflineRules:
         return EvolveResult()  # rewriting other notes' context needs real understanding
 
     def crud(self, dialogue: list[tuple[str, str]], existing: list[str]) -> list[CrudOp]:
-        statements = [
-            " ".join(text.split())[:500]
+        # The user's statements, sentence by sentence: not their questions, requests or chit-chat
+        # (engine/llm/capture_rules.py); what the assistant said is not the user's fact.
+        durable = [
+            statement[:500]
             for role, text in dialogue
             if role.strip().lower() not in ("assistant", "ai", "bot", "model")
+            for statement in capture_rules.statements(text)
         ]
-        durable = [s for s in statements if looks_durable(s)]
         if not durable:
             return []
         ops: list[CrudOp] = []
@@ -421,19 +421,9 @@ def _content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP_WORDS and w not in REPORTING}
 
 
-DURABLE_MIN = 6  # letters and digits, a CJK character counting 3 ("Mia is 7." passes, "ok sure" not)
-
-
 def looks_durable(statement: str) -> bool:
-    """Worth remembering by rule: long enough, not a question, not chit-chat or ephemeral."""
-    text = statement.strip()
-    # Weighted like the write gate: "我不吃香菜。" is a whole fact in six characters.
-    if weighted_length(text) < DURABLE_MIN or QUESTION_RE.search(text) or EPHEMERAL_RE.search(text):
-        return False
-    if chatter.filler(text):
-        return False
-    words = re.findall(r"\w+", text.lower())
-    return not (words and all(w in CHITCHAT or w in STOP_WORDS for w in words))
+    """Worth remembering by rule: some sentence of it states something (capture_rules.statements)."""
+    return bool(capture_rules.statements(statement))
 
 
 def _norm(sentence: str) -> str:

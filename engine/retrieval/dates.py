@@ -209,3 +209,45 @@ def told_windows(text: str, said: dt.datetime) -> list[Window]:
 
 def overlap(spans: list[Window], windows: list[Window]) -> bool:
     return any(first <= end and start <= last for start, end in spans for first, last in windows)
+
+
+def relative_mentions(text: str, today: dt.date) -> list[tuple[int, int, Window, str]]:
+    """Where ``text`` names a time relative to ``today``: (start, end, window, unit) for each, unit
+    "day", "week" or "month" ("last month" said on 5 November: October). The same patterns as the
+    query reading above; a write uses them to put the absolute date beside the relative one."""
+    found: list[tuple[int, int, Window, str]] = []
+    blank = text
+
+    def take(pattern: re.Pattern[str]) -> list[re.Match[str]]:
+        nonlocal blank
+        matches = list(pattern.finditer(blank))
+        blank = pattern.sub(lambda m: " " * len(m[0]), blank)
+        return matches
+
+    for pattern, back in _DAYS_BACK:
+        for m in take(pattern):
+            count = back if back is not None else _count(m[1])
+            if count is not None:
+                day = today - dt.timedelta(days=count)
+                found.append((m.start(), m.end(), (day, day), "day"))
+    for patterns, unit, name in ((_WEEKS_BACK, 7, "week"), (_MONTHS_BACK, 30, "month")):
+        for pattern in patterns:
+            for m in take(pattern):
+                count = _count(m[1])
+                if count is not None:
+                    middle = today - dt.timedelta(days=unit * count)
+                    found.append((m.start(), m.end(), (middle, middle), f"about-{name}"))
+    monday = today - dt.timedelta(days=today.weekday())
+    for m in take(_LAST_WEEKDAY):
+        back = (today.weekday() - _WEEKDAYS[m[1].lower()] - 1) % 7 + 1
+        day = today - dt.timedelta(days=back)
+        found.append((m.start(), m.end(), (day, day), "day"))
+    for m in take(_HAN_LAST_WEEKDAY):
+        day = monday - dt.timedelta(weeks=1) + dt.timedelta(days=_HAN_WEEKDAYS[m[1]])
+        found.append((m.start(), m.end(), (day, day), "day"))
+    for m in take(_LAST_WEEK_SPAN):
+        found.append((m.start(), m.end(), (monday - dt.timedelta(weeks=1), monday - dt.timedelta(days=1)), "week"))
+    for m in take(_LAST_MONTH_SPAN):
+        last = today.replace(day=1) - dt.timedelta(days=1)
+        found.append((m.start(), m.end(), (last.replace(day=1), last), "month"))
+    return sorted(found)

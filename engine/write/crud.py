@@ -17,8 +17,9 @@ rest of the turn on the first throw (research §17.13).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from engine.index.store import cosine
 from engine.llm.types import CrudOp
 from engine.retrieval.search import search
 from engine.text import check_content, check_storable, weighted_length
-from engine.write import edit
+from engine.write import edit, told_dates
 from engine.write.pipeline import add_memory, clean_labels, resolve_agent
 from memories import access
 from memories.models import Agent, Note
@@ -91,8 +92,13 @@ def decide_and_apply(
     *,
     sources: Sequence[str] = (),
     actor: str | None = None,
+    occurred_at: dt.datetime | None = None,
 ) -> CrudResult:
-    """Ask for ops on the latest exchange and apply them one by one."""
+    """Ask for ops on the latest exchange and apply them one by one.
+
+    ``occurred_at``: when the exchange was said (a capture replayed later is not said now). A fact
+    naming a relative date gets the date it means beside it (engine/write/told_dates.py), and an
+    added fact is dated then."""
     agent = resolve_agent(agent)
     turns = _turns(dialogue)
     labels = clean_labels(sources, "sources", limit=1000)
@@ -101,7 +107,9 @@ def decide_and_apply(
         return CrudResult()  # greetings, thanks and one-word replies carry nothing to remember
     existing = [r.note for r in search(user_text, agent, limit=CONTEXT_LIMIT, heat=False, links=False)]
     ops = runtime.llm().crud(turns, [n.content for n in existing], agent_id=agent.pk)
-    outcomes = apply_ops(ops, existing, agent, sources=labels, actor=actor)
+    said = occurred_at or dt.datetime.now(dt.UTC)
+    ops = [replace(op, fact=told_dates.anchor(op.fact, said)) if op.action != "DELETE" else op for op in ops]
+    outcomes = apply_ops(ops, existing, agent, sources=labels, actor=actor, occurred_at=occurred_at)
     return CrudResult(outcomes, tuple(str(n.pk) for n in existing))
 
 
@@ -112,21 +120,29 @@ def apply_ops(
     *,
     sources: Sequence[str] = (),
     actor: str | None = None,
+    occurred_at: dt.datetime | None = None,
 ) -> tuple[OpOutcome, ...]:
     """Apply up to three ops against the memories the model was shown; each op stands alone."""
     outcomes: list[OpOutcome] = []
     for op in list(ops)[:MAX_OPS]:
         try:
-            outcomes.append(_apply(op, existing, agent, sources, actor))
+            outcomes.append(_apply(op, existing, agent, sources, actor, occurred_at))
         except AmemError as exc:
             outcomes.append(OpOutcome(op.action, op.fact, SKIPPED, reason=str(exc)))
     return tuple(outcomes)
 
 
-def _apply(op: CrudOp, existing: Sequence[Note], agent: Agent, sources: Sequence[str], actor: str | None) -> OpOutcome:
+def _apply(
+    op: CrudOp,
+    existing: Sequence[Note],
+    agent: Agent,
+    sources: Sequence[str],
+    actor: str | None,
+    occurred_at: dt.datetime | None = None,
+) -> OpOutcome:
     cfg = get_config()
     if op.action == "NEW":
-        result = add_memory(op.fact, agent, sources=sources, actor=actor)
+        result = add_memory(op.fact, agent, sources=sources, actor=actor, occurred_at=occurred_at)
         return OpOutcome(op.action, op.fact, APPLIED, str(result.note.pk), write_outcome=result.outcome)
     if op.action not in ("UPDATE", "DELETE"):
         return OpOutcome(op.action, op.fact, SKIPPED, reason=f"unknown action {op.action!r}")
@@ -139,7 +155,7 @@ def _apply(op: CrudOp, existing: Sequence[Note], agent: Agent, sources: Sequence
     fact = check_content(op.fact, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars).text
     new_vec, target_vec = runtime.embedder().encode([fact, target.content])
     if not update_guard(new_vec, target_vec, cfg.crud_update_min_sim):
-        result = add_memory(fact, agent, sources=sources, actor=actor)
+        result = add_memory(fact, agent, sources=sources, actor=actor, occurred_at=occurred_at)
         reason = f"update guard: cosine below {cfg.crud_update_min_sim}"
         return OpOutcome(op.action, fact, STORED_AS_NEW, str(result.note.pk), reason, result.outcome)
     edit.update_memory(target.pk, fact, agent, sources=sources, actor=actor)

@@ -327,6 +327,8 @@ def add_memory(
         folded = _fold(given, decision, cfg)
         if folded is not None:
             return folded
+        # The model saw two facts, or the note moved under us: keep both, flagged for the merge job.
+        decision = dedup.Decision(dedup.FLAG, decision.target, decision.similarity)
     return _insert(given, decision, cfg)
 
 

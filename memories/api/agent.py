@@ -209,7 +209,7 @@ def apply_turns(request: HttpRequest, body: TurnsIn, options: Query[WriteQuery])
     """The CRUD gate: the latest exchange → at most three ops (add, update, retire), each reported."""
     messages = [{"role": m.role, "content": m.content} for m in body.messages]
     with recorded_calls() as calls:
-        result = crud.decide_and_apply(messages, _agent(request), sources=body.sources)
+        result = crud.decide_and_apply(messages, _agent(request), sources=body.sources, occurred_at=body.occurred_at)
     return {
         "ops": [
             {

@@ -128,6 +128,8 @@ class MessageIn(In):
 class TurnsIn(In):
     messages: list[MessageIn] = Field(min_length=1, max_length=MAX_MESSAGES)
     sources: list[Label] = []
+    # When the exchange was said: relative dates in its facts are read against it, and added facts dated then.
+    occurred_at: Moment | None = None
 
 
 class WriteQuery(Schema):

@@ -70,3 +70,14 @@ def num(value, places: int = 2) -> str:
         return f"{float(value):.{int(places)}f}"
     except (TypeError, ValueError):
         return str(value)
+
+
+@register.filter
+def percent(value) -> str:
+    """A 0–1 score as a whole percentage ("0.64" → "64%"); "—" for none."""
+    if value is None or value == "":
+        return "—"
+    try:
+        return f"{round(float(value) * 100)}%"
+    except (TypeError, ValueError):
+        return str(value)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import uuid
 from typing import TypeVar
@@ -10,13 +9,12 @@ from typing import TypeVar
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
-from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
 from django_htmx.middleware import HtmxDetails
 
 from engine.curation.actions import META
 from memories.models import NoteEvent
 from review import access
+from review.diff import inline_diff
 
 _R = TypeVar("_R", bound=HttpResponse)
 
@@ -52,43 +50,6 @@ def _text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def inline_diff(before: str, after: str) -> SafeString:
-    """Word-level diff: removed words in <del>, added in <ins> (escaped)."""
-    a, b = before.split(" "), after.split(" ")
-    out: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            out.append(escape(" ".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            out.append(f"<del>{escape(' '.join(a[i1:i2]))}</del>")
-        if j2 > j1:
-            out.append(f"<ins>{escape(' '.join(b[j1:j2]))}</ins>")
-    return mark_safe(" ".join(out))
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
-
-
-def side_diff(a: str, b: str) -> tuple[SafeString, SafeString]:
-    """Both texts with the words only one side has marked (difflib over words; escaped)."""
-    wa, wb = _words(a), _words(b)
-    left: list[str] = []
-    right: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=wa, b=wb, autojunk=False).get_opcodes():
-        old, new = escape(" ".join(wa[i1:i2])), escape(" ".join(wb[j1:j2]))
-        if tag == "equal":
-            left.append(old)
-            right.append(new)
-            continue
-        if old:
-            left.append(f'<mark class="only-a" title="only on this side">{old}</mark>')
-        if new:
-            right.append(f'<mark class="only-b" title="only on this side">{new}</mark>')
-    return mark_safe(" ".join(left)), mark_safe(" ".join(right))
-
-
 FIELD_LABELS = {
     "is_active": "active",
     "low_quality": "low quality",
@@ -106,10 +67,13 @@ FIELD_LABELS = {
     "links_copied": "links copied to",
     "retrieval_count": "retrievals",
     "evolution_type": "evolution",
+    "unrelated_to": "not related to",
 }
 # Event keys that are bookkeeping, not something a reviewer reads (a merge's counts before it
 # are read as the before-side of its fields instead).
 HIDDEN = {"job", "conflict_pair", "verdict", "before"}
+# What a decision records beyond the fields, shown in the history (the notes by their text).
+SHOWN_META = ("reason", "folded_text", "superseded_by", "unrelated_to")
 
 
 def _note_id(value: object) -> str | None:
@@ -153,8 +117,10 @@ EVENT_LABELS = {
     "dismiss": "Dismissed (retired instead of merged)",
     "merge": "Merged",
     "conflict_merge": "Conflict resolved by merging",
-    "keep_a": "Conflict resolved: kept A",
-    "keep_b": "Conflict resolved: kept B",
+    "keep_a": "Conflict resolved: the other note replaced",
+    "keep_b": "Conflict resolved: the other note replaced",
+    "replace": "Decided: the newer note replaces the older",
+    "not_related": "Decided: not related to the other note",
     "undo": "Undone",
     "edit": "Text edited",
 }
@@ -196,7 +162,7 @@ def event_changes(event: NoteEvent, titles: dict[str, str] | None = None) -> lis
     before, after = _sides(event)
     rows = []
     for field in [*before, *(k for k in after if k not in before)]:
-        if field in HIDDEN or (field in META and field not in ("reason", "folded_text")):
+        if field in HIDDEN or (field in META and field not in SHOWN_META):
             continue
         old, new = before.get(field, None), after.get(field, None)
         if old == new or _text(old if old is not None else "") == _text(new if new is not None else ""):

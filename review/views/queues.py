@@ -1,48 +1,44 @@
 """The three queues (pending merges, conflicts, low quality) and the menu's count badges.
 
-Each card is built by one ``*_row`` function, used for the first paint, for the card
-an undo brings back, and for the cards a bulk action turns into done cards.
+Pending merges and conflicts are one pair flow: each card shows the older and the newer note
+side by side with what differs marked, the machine's guess and its reason in words, and the
+four decisions (same fact, newer replaces older, both true, not related). Each card is
+built by one ``*_row`` function, used for the first paint, for the card an undo brings back,
+for a card drawn again because one of its notes changed, and for the bulk preview.
+
+Queues are paginated; the count on the page, the menu's badge and the dashboard come from
+the same querysets, so every card the badge counts is reachable from the pages.
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from datetime import timedelta
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
+from django.core.paginator import Paginator
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet
 from django.db.models.functions import Length
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from engine.config import get_config
-from engine.curation.actions import merge_preview
+from engine.curation.actions import PAIR_DECISIONS, conflict_sides, merge_preview, older_newer
 from engine.errors import AmemError
 from memories.models import ConflictPair, Note
-from review import access
-from review.views.common import HtmxRequest, agent_choices, render, side_diff
+from review import access, reasons
+from review.diff import differences, side_diff
+from review.views.common import HtmxRequest, agent_choices, render
 
-QUEUE_MAX = 200
-# (action, button text, shortcut key, destructive): the bulk bar and the keys a card answers to.
+PAGE_SIZE = 20
+# (action, button text, shortcut key, destructive): the low-quality bar and the keys its cards answer to.
 QUALITY_ACTIONS = [("retire", "Retire", "r", True), ("keep", "Keep", "e", False)]
-MERGE_ACTIONS = [
-    ("merge", "Merge", "m", False),
-    ("keep_both", "Keep both", "b", False),
-    ("dismiss", "Dismiss", "d", True),
-]
-# Conflicts in bulk: only "keep both" (false alarms, e.g. all of one rule); the rest is decided card by card.
-CONFLICT_ACTIONS = [("keep_both", "Keep both", "o", False)]
-CONFLICT_KEYS = [
-    ("keep_a", "Keep A", "a", False),
-    ("keep_b", "Keep B", "b", False),
-    ("keep_both", "Keep both", "o", False),
-    ("merge", "Merge B into A", "m", False),
-]
+PAIR_ACTIONS = [(d, reasons.DECISIONS[d], reasons.DECISION_KEYS[d], False) for d in PAIR_DECISIONS]
 
 
 def _queue_agents(request: HttpRequest) -> tuple[list[str], str]:
@@ -53,98 +49,180 @@ def _queue_agents(request: HttpRequest) -> tuple[list[str], str]:
     return agent_choices(request), ""
 
 
-def _preview(winner: Note, loser: Note) -> dict:
+# --- cards ---------------------------------------------------------------------------
+
+
+_PLACEHOLDER = uuid.UUID(int=0)
+
+
+class Links:
+    """The URLs a card links to, from one reverse() each (a page of 20 cards made ~130 calls, a
+    fifth of its time): the path with a placeholder id, filled in per card."""
+
+    def __init__(self) -> None:
+        self.note = reverse("review:note", args=[_PLACEHOLDER])
+        self.pending = reverse("review:pending", args=[_PLACEHOLDER, "decision"])
+        self.conflict = reverse("review:conflict", args=[999999999, "decision"])
+        self.retire = reverse("review:retire", args=[_PLACEHOLDER])
+        self.keep = reverse("review:keep", args=[_PLACEHOLDER])
+
+    def to_note(self, note: Note, path: str | None = None) -> str:
+        return (path or self.note).replace(str(_PLACEHOLDER), str(note.pk))
+
+    def decisions(self, kind: str, key: str) -> dict[str, str]:
+        base = (
+            self.pending.replace(str(_PLACEHOLDER), key) if kind == "merge" else self.conflict.replace("999999999", key)
+        )
+        return {d: base.replace("/decision/", f"/{d}/") for d in PAIR_DECISIONS}
+
+
+def shown_value(*notes: Note | None) -> str:
+    """What a card showed, for its decisions to check: "note-id:revision" for each of its notes."""
+    return " ".join(f"{n.pk}:{n.revision}" for n in notes if n is not None)
+
+
+def _same_fact(older: Note, newer: Note) -> dict:
+    """The text "same fact" writes into the older note, and what it adds, in words."""
     try:
-        return {"preview": merge_preview(winner, loser)}
+        text = merge_preview(older, newer)
     except AmemError as exc:
         return {"preview_error": str(exc)}
+    if text == older.content.strip():
+        adds = "nothing: the older note already says all of it (the newer is retired into it)"
+    elif text == newer.content.strip():
+        adds = "the newer note's text, as it is"
+    else:
+        added = [new for _, new in differences(older.content, text, limit=2) if new]
+        adds = "the older note's text, adding " + "; ".join(f"“{a}”" for a in added) if added else "both texts"
+    return {"preview": text, "adds": adds}
 
 
-def merge_row(note: Note, allowed: set[str]) -> dict:
-    """A pending-merge card: the flagged note, the note it resembles, their difference, the merged text."""
+def _decisions(row: dict, urls: dict[str, str], guessed: str) -> list[dict]:
+    both_active = row["older"] is not None and row["older"].is_active and row["newer"].is_active
+    available = [d for d in PAIR_DECISIONS if both_active or d in ("both", "unrelated")]
+    if "preview" not in row and "same" in available:
+        available.remove("same")
+    return [
+        {
+            "code": d,
+            "label": reasons.DECISIONS[d],
+            "key": reasons.DECISION_KEYS[d],
+            "url": urls[d],
+            "guessed": d == guessed,
+        }
+        for d in available
+    ]
+
+
+def _pair(row: dict, older: Note | None, newer: Note, guess: tuple[str, str, str], links: Links) -> dict:
+    """The parts every pair card has: sides, diff, guess and reason, prepared text, decisions."""
+    code, label, reason = guess
+    row.update(older=older, newer=newer, guess=code, guess_label=label, reason=reason, shown=shown_value(older, newer))
+    row.update(older_url=links.to_note(older) if older is not None else "", newer_url=links.to_note(newer))
+    urls = links.decisions(row["kind"], row["key"])
+    row["notes"] = " ".join(str(n.pk) for n in (older, newer) if n is not None)
+    if older is not None:
+        row["older_html"], row["newer_html"] = side_diff(older.content, newer.content)
+        if not reason:
+            row["differs"] = differences(older.content, newer.content)
+        if older.is_active and newer.is_active:
+            row.update(_same_fact(older, newer))
+    row["decisions"] = _decisions(row, urls, reasons.GUESSED_DECISION.get(code, ""))
+    return row
+
+
+def merge_row(note: Note, allowed: set[str], links: Links | None = None) -> dict:
+    """A pending-merge card: the flagged note and the note it resembles, older beside newer."""
     candidate = note.merge_candidate if note.merge_candidate and note.merge_candidate.agent_id in allowed else None
-    row: dict = {"note": note, "candidate": candidate}
-    if candidate is not None:
-        row["old_html"], row["new_html"] = side_diff(candidate.content, note.content)
-        if candidate.is_active:
-            row.update(_preview(candidate, note))
-    return row
+    older, newer = older_newer(candidate, note) if candidate is not None else (None, note)
+    row: dict = {"kind": "merge", "key": str(note.pk), "agent": note.agent_id, "note": note}
+    row["similarity"] = note.merge_similarity
+    return _pair(row, older, newer, reasons.merge_guess(note), links or Links())
 
 
-def conflict_rule(reason: str) -> str:
-    """The rule that raised a conflict, from its reason: the words before the specifics
-    ("[write] different numbers or dates: 3 / 5" → "[write] different numbers or dates")."""
-    return re.split(r'[:("“]', reason or "", maxsplit=1)[0].strip() or "no reason given"
+def conflict_row(pair: ConflictPair, links: Links | None = None) -> dict:
+    """A conflict card: the two notes, older beside newer, and who found the pair."""
+    older, newer = conflict_sides(pair)
+    row: dict = {"kind": "conflict", "key": str(pair.pk), "agent": pair.note_a.agent_id, "pair": pair}
+    row.update(found_by=reasons.found_by(pair), likelihood=pair.likelihood, open=pair.status == ConflictPair.OPEN)
+    return _pair(row, older, newer, reasons.conflict_guess(pair), links or Links())
 
 
-def conflict_row(pair: ConflictPair) -> dict:
-    row: dict = {"pair": pair, "rule": conflict_rule(pair.reason)}
-    row["a_html"], row["b_html"] = side_diff(pair.note_a.content, pair.note_b.content)
-    if pair.note_a.is_active and pair.note_b.is_active:
-        row.update(_preview(pair.note_a, pair.note_b))
-    return row
-
-
-def quality_row(note: Note) -> dict:
+def quality_row(note: Note, links: Links | None = None) -> dict:
+    """A low-quality card: the note and why it was flagged, in words (the scan's reasons, or computed now)."""
     cfg = get_config()
     if note.low_quality:
-        return {"note": note, "reasons": note.low_quality_reasons or ["flagged"], "flagged": True}
-    reason = "too_short" if len(note.content.strip()) < cfg.quality_min_chars else "expired_ephemeral"
-    return {"note": note, "reasons": [reason], "flagged": False}
+        codes = [r for r in note.low_quality_reasons or [] if r != "pending_conflict"] or ["flagged"]
+        flagged = True
+    else:
+        codes = ["too_short" if len(note.content.strip()) < cfg.quality_min_chars else "expired_ephemeral"]
+        flagged = False
+    return {
+        "kind": "quality",
+        "key": str(note.pk),
+        "note": note,
+        "reasons": codes,
+        "why": [reasons.quality_reason(c) for c in codes],
+        "flagged": flagged,
+        "shown": shown_value(note),
+        **_quality_urls(note, links or Links()),
+    }
 
 
-def conflicted_ids(agent_ids: list[str]) -> set[uuid.UUID]:
+def _quality_urls(note: Note, links: Links) -> dict[str, str]:
+    return {
+        "url": links.to_note(note),
+        "retire_url": links.to_note(note, links.retire),
+        "keep_url": links.to_note(note, links.keep),
+    }
+
+
+# --- the queues as querysets ---------------------------------------------------------------
+
+
+def _in_open_conflict() -> Q:
     """Notes in an open conflict: they wait in the Conflicts queue only (one place per note)."""
-    pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN).filter(
-        Q(note_a__agent_id__in=agent_ids) | Q(note_b__agent_id__in=agent_ids)
-    )
-    ids: set[uuid.UUID] = set()
-    for a, b in pairs.values_list("note_a_id", "note_b_id"):
-        ids.update((a, b))
-    return ids
+    pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
+    return Q(pk__in=pairs.values("note_a_id")) | Q(pk__in=pairs.values("note_b_id"))
 
 
-def _quality_sets(agent_ids: list[str]):
-    """(flagged, computed now, flagged but in a conflict): the low-quality queue as querysets."""
+def quality_notes(agent_ids: list[str]) -> QuerySet[Note]:
+    """Flagged notes, and notes too short or ephemeral and past their time (computed now); none in a conflict."""
     cfg = get_config()
-    active = Note.objects.filter(agent_id__in=agent_ids, is_active=True)
-    busy = conflicted_ids(agent_ids)
-    flagged = active.filter(low_quality=True).exclude(conflict=True).exclude(pk__in=busy)
     expired_before = timezone.now() - timedelta(days=cfg.ephemeral_days)
-    live = (
-        active.filter(low_quality=False)
-        .exclude(conflict=True)
-        .exclude(pk__in=busy)
+    live = Q(chars__lt=cfg.quality_min_chars) | Q(ephemeral=True, created_at__lt=expired_before)
+    return (
+        Note.objects.filter(agent_id__in=agent_ids, is_active=True, conflict=False)
+        .exclude(_in_open_conflict())
         .annotate(chars=Length("content"))
-        .filter(Q(chars__lt=cfg.quality_min_chars) | Q(ephemeral=True, created_at__lt=expired_before))
+        .filter(Q(low_quality=True) | live)
+        .order_by("-low_quality", "-created_at", "pk")
     )
-    in_conflict = active.filter(low_quality=True).filter(Q(conflict=True) | Q(pk__in=busy))
-    return flagged, live, in_conflict
 
 
-def quality_notes(agent_ids: list[str]) -> tuple[list[Note], int]:
-    """Flagged notes, then too-short and expired ephemeral ones computed now; and how many are in a conflict."""
-    flagged, live, in_conflict = _quality_sets(agent_ids)
-    notes = list(flagged.order_by("-created_at")[:QUEUE_MAX]) + list(live.order_by("-created_at")[:QUEUE_MAX])
-    return notes[:QUEUE_MAX], in_conflict.count()
+def in_conflict_count(agent_ids: list[str]) -> int:
+    """Flagged notes that wait in Conflicts instead of here."""
+    active = Note.objects.filter(agent_id__in=agent_ids, is_active=True, low_quality=True)
+    return active.filter(Q(conflict=True) | _in_open_conflict()).count()
 
 
-def merge_notes(agent_ids: list[str]):
+def merge_notes(agent_ids: list[str]) -> QuerySet[Note]:
     return (
         Note.objects.filter(agent_id__in=agent_ids, is_active=True, pending_merge=True)
-        .exclude(pk__in=conflicted_ids(agent_ids))
+        .exclude(_in_open_conflict())
         .select_related("merge_candidate")
-        .order_by("-created_at")
+        .order_by("-created_at", "pk")
     )
 
 
-def open_pairs(agent_ids: list[str], allowed: list[str]):
+def open_pairs(agent_ids: list[str], allowed: list[str]) -> QuerySet[ConflictPair]:
+    """Open conflicts, the likeliest change first (the judge's score), then the newest."""
     return (
         ConflictPair.objects.filter(
             status=ConflictPair.OPEN, note_a__agent_id__in=agent_ids, note_b__agent_id__in=allowed
         )
         .select_related("note_a", "note_b")
-        .order_by("-created_at")
+        .order_by(F("likelihood").desc(nulls_last=True), "-created_at", "-pk")
     )
 
 
@@ -155,12 +233,9 @@ def _per_agent(queryset, field: str = "agent_id") -> dict[str, int]:
 def waiting_by_agent(agent_ids: list[str]) -> dict[str, dict[str, int]]:
     """How many cards wait in each queue, per agent: the dashboard's columns and (summed) the
     menu's badges, counted by the same querysets the queue pages list, so they always agree."""
-    flagged, live, _ = _quality_sets(agent_ids)
     merges = _per_agent(merge_notes(agent_ids))
     conflicts = _per_agent(open_pairs(agent_ids, agent_ids), "note_a__agent_id")
-    quality = _per_agent(flagged)
-    for agent_id, n in _per_agent(live).items():
-        quality[agent_id] = quality.get(agent_id, 0) + n
+    quality = _per_agent(quality_notes(agent_ids))
     return {
         a: {"merges": merges.get(a, 0), "conflicts": conflicts.get(a, 0), "quality": quality.get(a, 0)}
         for a in agent_ids
@@ -173,45 +248,157 @@ def counts(request: HttpRequest) -> dict[str, int]:
     return {queue: sum(row[queue] for row in per_agent) for queue in ("merges", "conflicts", "quality")}
 
 
-def _tally(groups) -> list[tuple[str, int]]:
-    """(reason, cards with it), for the bar's "all <reason>" selectors."""
+# --- search and filter inside a queue ----------------------------------------------------
+
+
+def _filters(request: HttpRequest) -> dict:
+    get = request.GET
+    f: dict = {k: get.get(k, "").strip() for k in ("q", "subject", "min", "note", "pair")}
+    try:
+        f["min_value"] = float(f["min"]) if f["min"] else None
+    except ValueError:
+        f["min_value"] = None
+    return f
+
+
+def _about(subject: str, prefix: str = "") -> Q:
+    """Notes about ``subject`` (``prefix``: through a relation, e.g. "note_a__")."""
+    if connection.vendor == "postgresql":
+        return Q(**{f"{prefix}subjects__contains": [subject]})
+    return Q(**{f"{prefix}subjects__icontains": f'"{subject}"'})  # SQLite: the quoted id in the stored list
+
+
+def _filtered_merges(notes: QuerySet[Note], f: dict) -> QuerySet[Note]:
+    if f["q"]:
+        notes = notes.filter(Q(content__icontains=f["q"]) | Q(merge_candidate__content__icontains=f["q"]))
+    if f["subject"]:
+        notes = notes.filter(_about(f["subject"]) | _about(f["subject"], "merge_candidate__"))
+    if f["min_value"] is not None:
+        notes = notes.filter(merge_similarity__gte=f["min_value"])
+    if f["note"]:
+        notes = notes.filter(Q(pk=_uuid_or_none(f["note"])) | Q(merge_candidate_id=_uuid_or_none(f["note"])))
+    return notes
+
+
+def _filtered_conflicts(pairs: QuerySet[ConflictPair], f: dict) -> QuerySet[ConflictPair]:
+    if f["q"]:
+        pairs = pairs.filter(Q(note_a__content__icontains=f["q"]) | Q(note_b__content__icontains=f["q"]))
+    if f["subject"]:
+        pairs = pairs.filter(_about(f["subject"], "note_a__") | _about(f["subject"], "note_b__"))
+    if f["min_value"] is not None:
+        pairs = pairs.filter(likelihood__gte=f["min_value"])
+    if f["pair"]:
+        pairs = pairs.filter(pk=int(f["pair"]) if f["pair"].isdigit() else -1)
+    if f["note"]:
+        note = _uuid_or_none(f["note"])
+        pairs = pairs.filter(Q(note_a_id=note) | Q(note_b_id=note))
+    return pairs
+
+
+def _filtered_quality(notes: QuerySet[Note], f: dict) -> QuerySet[Note]:
+    if f["q"]:
+        notes = notes.filter(content__icontains=f["q"])
+    if f["subject"]:
+        notes = notes.filter(_about(f["subject"]))
+    if f["note"]:
+        notes = notes.filter(pk__in=[_uuid_or_none(f["note"])])
+    return notes
+
+
+def _uuid_or_none(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+def _tally(groups) -> list[tuple[str, str, int]]:
+    """(code, words, cards on this page with it), for the "select all <reason>" buttons."""
     seen: dict[str, int] = {}
-    for reasons in groups:
-        for reason in reasons:
-            seen[reason] = seen.get(reason, 0) + 1
-    return sorted(seen.items())
+    for codes in groups:
+        for code in codes:
+            seen[code] = seen.get(code, 0) + 1
+    return sorted((code, _chip_words(code), n) for code, n in seen.items())
 
 
-def _ctx(request: HttpRequest, queue: str, picked: str, rows: list[dict], **extra) -> dict:
-    return {"rows": rows, "agents": agent_choices(request), "picked": picked, "queue": queue, **extra}
+def _chip_words(code: str) -> str:
+    return {"same": "guessed same fact", "change": "guessed a change", "both": "guessed both true"}.get(
+        code, code.replace("_", " ") if code else "no guess"
+    )
+
+
+def _page(request: HttpRequest, queryset, f: dict, queue: str, picked: str) -> dict:
+    """The page of cards asked for (``?page=``), the exact total, and links to the other pages."""
+    paginator = Paginator(queryset, PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    params = {k: v for k, v in (("agent", picked), *((k, f[k]) for k in ("q", "subject", "min", "note", "pair"))) if v}
+    return {
+        "page": page,
+        "total": paginator.count,
+        "params": urlencode(params),
+        "filtered": any(f[k] for k in ("q", "subject", "min", "note", "pair")),
+        "queue": queue,
+    }
+
+
+def _ctx(request: HttpRequest, picked: str, rows: list[dict], f: dict, paged: dict, **extra) -> dict:
+    # Where review.js fetches one card drawn again: /review/queues/cards/<kind>/<key>/.
+    card_url = reverse("review:card", args=["k", "0"]).removesuffix("k/0/")
+    return {
+        "rows": rows,
+        "agents": agent_choices(request),
+        "picked": picked,
+        "f": f,
+        "card_url": card_url,
+        **paged,
+        **extra,
+    }
 
 
 @login_required
 @require_GET
 def merges(request: HtmxRequest) -> HttpResponse:
-    """Notes flagged pending_merge beside the note each resembled."""
+    """Notes flagged as alike (pending merge) beside the note each resembles."""
     ids, picked = _queue_agents(request)
+    f = _filters(request)
+    paged = _page(request, _filtered_merges(merge_notes(ids), f), f, "merges", picked)
     allowed = set(agent_choices(request))
-    rows = [merge_row(n, allowed) for n in merge_notes(ids)[:QUEUE_MAX]]
-    ctx = _ctx(request, "merges", picked, rows, actions=MERGE_ACTIONS, card_keys=MERGE_ACTIONS)
+    links = Links()
+    rows = [merge_row(n, allowed, links) for n in paged["page"]]
+    ctx = _ctx(
+        request,
+        picked,
+        rows,
+        f,
+        paged,
+        reasons=_tally([row["guess"]] for row in rows),
+        actions=PAIR_ACTIONS,
+        card_keys=PAIR_ACTIONS,
+        noun="pair",
+        min_label="similarity at least",
+    )
     return render(request, "review/merges.html", "queue", ctx)
 
 
 @login_required
 @require_GET
 def conflicts(request: HtmxRequest) -> HttpResponse:
-    """Open conflict pairs, side by side."""
+    """Open conflict pairs, the likeliest change first."""
     ids, picked = _queue_agents(request)
-    rows = [conflict_row(p) for p in open_pairs(ids, agent_choices(request))[:QUEUE_MAX]]
+    f = _filters(request)
+    paged = _page(request, _filtered_conflicts(open_pairs(ids, agent_choices(request)), f), f, "conflicts", picked)
+    links = Links()
+    rows = [conflict_row(p, links) for p in paged["page"]]
     ctx = _ctx(
         request,
-        "conflicts",
         picked,
         rows,
-        reasons=_tally([row["rule"]] for row in rows),
-        actions=CONFLICT_ACTIONS,
-        card_keys=CONFLICT_KEYS,
+        f,
+        paged,
+        actions=PAIR_ACTIONS,
+        card_keys=PAIR_ACTIONS,
         noun="conflict",
+        min_label="likelihood at least",
     )
     return render(request, "review/conflicts.html", "queue", ctx)
 
@@ -221,19 +408,50 @@ def conflicts(request: HtmxRequest) -> HttpResponse:
 def quality(request: HtmxRequest) -> HttpResponse:
     """Notes the quality scan flagged, plus too-short and expired ephemeral notes computed now."""
     ids, picked = _queue_agents(request)
-    notes, in_conflict = quality_notes(ids)
-    rows = [quality_row(n) for n in notes]
+    f = _filters(request)
+    paged = _page(request, _filtered_quality(quality_notes(ids), f), f, "quality", picked)
+    links = Links()
+    rows = [quality_row(n, links) for n in paged["page"]]
     ctx = _ctx(
         request,
-        "quality",
         picked,
         rows,
-        in_conflict=in_conflict,
+        f,
+        paged,
+        in_conflict=in_conflict_count(ids),
         reasons=_tally(row["reasons"] for row in rows),
         actions=QUALITY_ACTIONS,
         card_keys=QUALITY_ACTIONS,
     )
     return render(request, "review/quality.html", "queue", ctx)
+
+
+CARD_TEMPLATES = {
+    "merge": "review/cards.html#pair-card",
+    "conflict": "review/cards.html#pair-card",
+    "quality": "review/quality.html#quality-card",
+}
+
+
+def card_response(request: HttpRequest, kind: str, key: str, *, status: int = 200, **extra) -> TemplateResponse:
+    """One queue card as it is now (``extra``: e.g. ``stale=True``, said on the card)."""
+    if kind == "conflict":
+        row = conflict_row(access.get_conflict(request.user, key))
+    elif kind == "merge":
+        row = merge_row(access.get_note(request.user, key), set(access.agent_ids_for(request.user)))
+    else:
+        row = quality_row(access.get_note(request.user, key))
+    row.update(extra)
+    return TemplateResponse(request, CARD_TEMPLATES[kind], {"row": row}, status=status)
+
+
+@login_required
+@require_GET
+def card(request: HtmxRequest, kind: str, key: str) -> HttpResponse:
+    """One card drawn again (review.js asks when another decision changed one of its notes)."""
+    if kind not in CARD_TEMPLATES:
+        return HttpResponse(status=404)
+    return card_response(request, kind, key, redrawn=request.GET.get("redrawn") == "1")
 
 
 @login_required

@@ -19,10 +19,11 @@ from engine.annotations import facts
 from engine.config import get_config
 from engine.curation.actions import undoable_ids
 from engine.errors import AmemError, InvalidInput
+from engine.maintenance.quality import PENDING_CONFLICT
 from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
-from memories.models import CATEGORIES, Agent, JobRun, Link, LlmCall, Note, NoteEvent
-from review import access
+from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
+from review import access, reasons
 from review.views import queues
 from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, note_ids_in, render
 from review.views.model_costs import model_calls
@@ -41,6 +42,8 @@ FLAGS = {
     "none": Q(low_quality=False, pending_merge=False, conflict=False),
 }
 TURN_PATHS = ["episodic", "conversation"]
+# The events that write a note: its creation by any path (the dashboard counts notes written by them).
+WRITE_EVENTS = ("create", "import", "episode", "reflection")
 
 
 @login_required
@@ -49,28 +52,25 @@ def dashboard(request: HtmxRequest) -> HttpResponse:
     """Counts per agent, last job runs, notes created per day over the last week."""
     ids = agent_choices(request)
     today = timezone.localdate()
-    midnight = timezone.make_aware(datetime.combine(today, time.min))
-    start = midnight - timedelta(days=TREND_DAYS - 1)
+    start = timezone.make_aware(datetime.combine(today, time.min)) - timedelta(days=TREND_DAYS - 1)
     notes = Note.objects.filter(agent_id__in=ids)
     counts = {
-        row["agent_id"]: row
-        for row in notes.values("agent_id").annotate(
-            active=Count("pk", filter=Q(is_active=True)),
-            today=Count("pk", filter=Q(created_at__gte=midnight)),
-        )
+        row["agent_id"]: row for row in notes.values("agent_id").annotate(active=Count("pk", filter=Q(is_active=True)))
     }
     # The queue columns count exactly what the queues list (and the menu's badges add up).
     waiting = queues.waiting_by_agent(ids)
     days = [today - timedelta(days=i) for i in range(TREND_DAYS - 1, -1, -1)]
     trend: dict[str, dict] = {}
+    # Written = when the note was written into amem (its creation event), not the date it tells of:
+    # a dated write ("on 8 May 2023 …") keeps that date as created_at.
     per_day = (
-        notes.filter(created_at__gte=start)
+        NoteEvent.objects.filter(action__in=WRITE_EVENTS, note__agent_id__in=ids, created_at__gte=start)
         .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
-        .values("agent_id", "day")
+        .values("note__agent_id", "day")
         .annotate(n=Count("pk"))
     )
     for row in per_day:
-        trend.setdefault(row["agent_id"], {})[row["day"]] = row["n"]
+        trend.setdefault(row["note__agent_id"], {})[row["day"]] = row["n"]
     jobs: dict[str, dict[str, JobRun]] = {}
     for run in JobRun.objects.filter(agent_id__in=ids).order_by("job", "-started_at"):
         jobs.setdefault(run.agent_id, {}).setdefault(run.job, run)
@@ -85,7 +85,7 @@ def dashboard(request: HtmxRequest) -> HttpResponse:
                 "active": c.get("active", 0),
                 "pending": waiting[agent_id]["merges"],
                 "low": waiting[agent_id]["quality"],
-                "today": c.get("today", 0),
+                "today": series[-1],
                 "conflicts": waiting[agent_id]["conflicts"],
                 "trend": [{"day": d, "n": n, "pct": round(100 * n / peak)} for d, n in zip(days, series, strict=True)],
                 "week": sum(series),
@@ -223,8 +223,13 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
     candidate = None
     if note.merge_candidate_id and note.merge_candidate and note.merge_candidate.agent_id in allowed:
         candidate = note.merge_candidate
+    # A conflict's own flag ("pending_conflict") is decided in Conflicts, not kept away here.
+    quality_why = [reasons.quality_reason(c) for c in note.low_quality_reasons or [] if c != PENDING_CONFLICT]
+    open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN).filter(Q(note_a=note) | Q(note_b=note))
     return {
         "note": note,
+        "quality_why": quality_why if note.low_quality else [],
+        "in_conflict": note.conflict or open_pairs.exists(),
         "out_links": out_links,
         "in_links": in_links,
         "history": history,

@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from engine.errors import IndexLocked
 from memories.models import Agent, ApiKey, Note
+from review.views.queues import waiting_by_agent
 
 
 def run(*args) -> str:
@@ -77,12 +78,18 @@ def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db, offline
     assert "admin user: admin" in first and "demo agent key:" in first
     demo_count = Note.objects.filter(agent_id="demo").count()
     assert demo_count >= 15
-    # Through construction: every demo note has keywords, tags and a context.
-    assert not Note.objects.filter(agent_id="demo").filter(keywords=[]).exists()
-    assert not Note.objects.filter(agent_id="demo").filter(tags=[]).exists()
-    assert not Note.objects.filter(agent_id="demo", context="").exists()
+    # Through construction: every demo memory has keywords, tags and a context (the review queues'
+    # examples are written by the episodic path and flagged directly: memories/demo/queues.py).
+    memories = Note.objects.filter(agent_id="demo").exclude(sources__icontains="demo-queue-")
+    assert not memories.filter(keywords=[]).exists()
+    assert not memories.filter(tags=[]).exists()
+    assert not memories.filter(context="").exists()
+    # One card waits in each review queue.
+    assert "review examples:" in first
+    assert waiting_by_agent(["demo"]) == {"demo": {"merges": 1, "conflicts": 1, "quality": 1}}
     second = run("amem_bootstrap")
     assert "exists" in second and "key" not in second.split("demo agent")[1].split("\n")[0]
+    assert "review examples" not in second
     assert Note.objects.filter(agent_id="demo").count() == demo_count
     results = run("amem_search", "--agent", "demo", "what coffee does alex like")
     header, first, second, *_ = results.splitlines()

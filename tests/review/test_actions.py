@@ -115,30 +115,37 @@ def test_pending_merge_keep_both_then_undo(rclient, alice, make_note):
             merge_similarity=0.8,
         )
     )
-    response = rclient.post(f"/review/notes/{new.pk}/pending/keep/", **HTMX)
-    assert b"Kept both" in response.content and b"Undo" in response.content
+    response = rclient.post(f"/review/notes/{new.pk}/pending/both/", **HTMX)
+    assert b"Both true: kept both" in response.content and b"Undo" in response.content
     new.refresh_from_db()
     assert not new.pending_merge and new.merge_candidate_id is None and new.index_dirty and new.is_active
     restored = undo(rclient, last_event(new), kind="merge", key=str(new.pk))
-    assert f'id="merge-{new.pk}"'.encode() in restored.content and b"Keep both" in restored.content
+    assert f'id="merge-{new.pk}"'.encode() in restored.content and b"Both true" in restored.content
     new.refresh_from_db()
     assert new.pending_merge and new.merge_candidate_id == old.pk and new.merge_similarity == 0.8
 
 
-def test_pending_merge_dismiss_retires_the_new_note(rclient, alice, make_note):
+def test_pending_merge_newer_replaces_older_keeps_the_new_note_and_retires_the_existing(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
-    rclient.post(f"/review/notes/{new.pk}/pending/dismiss/", **HTMX)
+    new = make_note(alice, "Alice drinks black coffee every morning now.", pending_merge=True, merge_candidate=old)
+    response = rclient.post(f"/review/notes/{new.pk}/pending/replace/", **HTMX)
+    assert b"kept \xe2\x80\x9cAlice drinks black coffee" in response.content
     new.refresh_from_db()
-    assert not new.is_active and not new.pending_merge
-    assert rclient.post(f"/review/notes/{new.pk}/pending/dismiss/", **HTMX).status_code == 409
+    old.refresh_from_db()
+    assert new.is_active and not new.pending_merge and not old.is_active
+    assert last_event(old).after["superseded_by"] == str(new.pk)
+    assert rclient.post(f"/review/notes/{new.pk}/pending/replace/", **HTMX).status_code == 409
+    undo(rclient, last_event(new), kind="merge", key=str(new.pk))
+    new.refresh_from_db()
+    old.refresh_from_db()
+    assert old.is_active and new.pending_merge and new.merge_candidate_id == old.pk
 
 
 def test_pending_merge_folds_into_the_older_note_and_undo_reverts_both(rclient, alice, make_note):
     old = clean(make_note(alice, "Alice drinks green tea every morning.", sources=["m1"]))
     new = make_note(alice, "She takes it without sugar.", pending_merge=True, merge_candidate=old, sources=["m2"])
-    response = rclient.post(f"/review/notes/{new.pk}/pending/merge/", **HTMX)
-    assert response.status_code == 200 and b"Merged" in response.content
+    response = rclient.post(f"/review/notes/{new.pk}/pending/same/", **HTMX)
+    assert response.status_code == 200 and b"Same fact: merged" in response.content
     old.refresh_from_db()
     new.refresh_from_db()
     assert "without sugar" in old.content and old.sources == ["m1", "m2"] and old.index_dirty
@@ -157,7 +164,7 @@ def test_pending_merge_folds_into_the_older_note_and_undo_reverts_both(rclient, 
 def test_unknown_pending_op_is_refused(rclient, alice, make_note):
     note = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True)
     response = rclient.post(f"/review/notes/{note.pk}/pending/explode/", **HTMX)
-    assert response.status_code == 422 and b"Unknown action" in response.content
+    assert response.status_code == 422 and b"Unknown decision" in response.content
     assert response.status_code == 422 and last_event(note).action == "create"
 
 
@@ -169,20 +176,22 @@ def conflict(alice, make_note):
 
 
 @pytest.mark.parametrize(
-    "choice, a_active, b_active", [("keep_a", True, False), ("keep_b", False, True), ("keep_both", True, True)]
+    "decision, resolution, a_active, b_active",
+    [("replace", "keep_b", False, True), ("both", "keep_both", True, True), ("unrelated", "not_related", True, True)],
 )
-def test_conflict_decisions_and_their_undo(rclient, conflict, choice, a_active, b_active):
-    response = rclient.post(f"/review/conflicts/{conflict.pk}/{choice}/", **HTMX)
+def test_conflict_decisions_and_their_undo(rclient, conflict, decision, resolution, a_active, b_active):
+    # A (the third floor) was written first: the older; "newer replaces older" keeps B.
+    response = rclient.post(f"/review/conflicts/{conflict.pk}/{decision}/", **HTMX)
     assert response.status_code == 200 and b"Undo" in response.content
     conflict.refresh_from_db()
     a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
-    assert (conflict.status, conflict.resolution, conflict.resolved_by) == ("resolved", choice, ACTOR)
+    assert (conflict.status, conflict.resolution, conflict.resolved_by) == ("resolved", resolution, ACTOR)
     assert (a.is_active, b.is_active) == (a_active, b_active) and not a.conflict and not b.conflict
     assert a.index_dirty and b.index_dirty
-    again = rclient.post(f"/review/conflicts/{conflict.pk}/{choice}/", **HTMX)
+    again = rclient.post(f"/review/conflicts/{conflict.pk}/{decision}/", **HTMX)
     assert again.status_code == 409 and b"resolved already" in again.content
     restored = undo(rclient, last_event(a), kind="conflict", key=str(conflict.pk))
-    assert b"Keep A" in restored.content
+    assert b"Newer replaces older" in restored.content
     conflict.refresh_from_db()
     a.refresh_from_db()
     b.refresh_from_db()
@@ -190,8 +199,8 @@ def test_conflict_decisions_and_their_undo(rclient, conflict, choice, a_active, 
     assert a.is_active and b.is_active and a.conflict and b.conflict
 
 
-def test_conflict_merge_folds_b_into_a(rclient, conflict):
-    rclient.post(f"/review/conflicts/{conflict.pk}/merge/", **HTMX)
+def test_conflict_same_fact_folds_the_newer_into_the_older(rclient, conflict):
+    rclient.post(f"/review/conflicts/{conflict.pk}/same/", **HTMX)
     conflict.refresh_from_db()
     a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
     assert (
@@ -236,3 +245,38 @@ def test_an_action_schedules_the_index_sync(rclient, alice, make_note, django_ca
         rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX)
     note.refresh_from_db()
     assert not note.is_active and not note.index_dirty and note.indexed_at is not None
+
+
+def test_a_decision_on_a_card_drawn_before_a_change_is_refused_and_the_card_drawn_again(rclient, alice, make_note):
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True, merge_candidate=old)
+    shown = f"{old.pk}:{old.revision} {new.pk}:{new.revision}"
+    Note.objects.filter(pk=old.pk).update(revision=old.revision + 1)  # changed since the card was drawn
+    for decision in ("same", "replace", "both", "unrelated"):
+        response = rclient.post(f"/review/notes/{new.pk}/pending/{decision}/", {"shown": shown}, **HTMX)
+        body = response.content.decode()
+        assert response.status_code == 409 and "changed since this card was drawn" in body, decision
+        assert f'id="merge-{new.pk}"' in body and f"{old.pk}:{old.revision + 1}" in body  # drawn as it is now
+    new.refresh_from_db()
+    assert new.pending_merge and new.is_active and Note.objects.get(pk=old.pk).is_active
+    assert not NoteEvent.objects.filter(actor=ACTOR).exists()
+    unreadable = rclient.post(f"/review/notes/{new.pk}/pending/both/", {"shown": "nonsense"}, **HTMX)
+    assert unreadable.status_code == 422 and b"not readable" in unreadable.content
+
+
+def test_a_stale_conflict_card_is_refused_too(rclient, conflict):
+    a = conflict.note_a
+    shown = f"{a.pk}:{a.revision} {conflict.note_b_id}:{conflict.note_b.revision}"
+    Note.objects.filter(pk=a.pk).update(revision=a.revision + 1)
+    response = rclient.post(f"/review/conflicts/{conflict.pk}/replace/", {"shown": shown}, **HTMX)
+    assert response.status_code == 409 and f'id="conflict-{conflict.pk}"'.encode() in response.content
+    conflict.refresh_from_db()
+    assert conflict.status == "open" and Note.objects.get(pk=conflict.note_b_id).is_active
+
+
+def test_one_card_is_drawn_again_only_for_its_reviewer(rclient, alice, bob, make_note):
+    mine = make_note(alice, "Alice drinks green tea each morning.", pending_merge=True)
+    theirs = make_note(bob, "Bob drinks black coffee each morning.", pending_merge=True)
+    assert rclient.get(f"/review/queues/cards/merge/{mine.pk}/?redrawn=1").status_code == 200
+    assert rclient.get(f"/review/queues/cards/merge/{theirs.pk}/").status_code == 404
+    assert rclient.get(f"/review/queues/cards/nonsense/{mine.pk}/").status_code == 404

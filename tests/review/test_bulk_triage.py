@@ -30,7 +30,12 @@ def flagged(make_note, agent, n: int, **fields) -> list[Note]:
 def test_a_bulk_retire_is_one_group_and_one_undo_brings_all_back(rclient, alice, make_note):
     notes = flagged(make_note, alice, 5)
     ids = [str(n.pk) for n in notes]
-    response = rclient.post("/review/queues/quality/bulk/", {"action": "retire", "ids": ids}, **HTMX)
+    preview = rclient.post("/review/queues/quality/bulk/", {"action": "retire", "ids": ids}, **HTMX).content.decode()
+    # First what it will do, card by card; nothing written yet.
+    assert "Retire: 5 notes?" in preview and preview.count("Retire “Alice said something vague") == 5
+    assert Note.objects.filter(pk__in=ids, is_active=True).count() == 5
+    run = {"action": "retire", "ids": ids, "step": "run"}
+    response = rclient.post("/review/queues/quality/bulk/", run, **HTMX)
     body = response.content.decode()
     assert response.status_code == 200 and "Retired 5 notes." in body and "Undo all 5" in body
     assert body.count('hx-swap-oob="outerHTML"') == 5 and "queue-changed" in response["HX-Trigger"]
@@ -48,7 +53,7 @@ def test_a_bulk_action_skips_foreign_notes_and_says_what_it_skipped(rclient, ali
     theirs = flagged(make_note, bob, 1)[0]
     Note.objects.filter(pk=mine[1].pk).update(low_quality=False, low_quality_reasons=[])
     ids = [str(mine[0].pk), str(mine[1].pk), str(theirs.pk), "not-a-uuid"]
-    response = rclient.post("/review/queues/quality/bulk/", {"action": "keep", "ids": ids}, **HTMX)
+    response = rclient.post("/review/queues/quality/bulk/", {"action": "keep", "ids": ids, "step": "run"}, **HTMX)
     body = response.content.decode()
     assert "Kept 1 note." in body and "1 skipped: This note is not flagged as low quality." in body
     assert Note.objects.get(pk=theirs.pk).low_quality  # another agent's note is never touched
@@ -63,7 +68,18 @@ def test_unknown_bulk_actions_and_empty_selections_are_refused(rclient, alice, m
     assert Note.objects.get(pk=note.pk).is_active
 
 
-def test_bulk_merge_writes_each_preview(rclient, alice, make_note):
+def test_a_bulk_run_skips_a_card_that_changed_since_its_preview(rclient, alice, make_note):
+    notes = flagged(make_note, alice, 2)
+    ids = [str(n.pk) for n in notes]
+    shown = [f"{n.pk}={n.pk}:{n.revision}" for n in notes]
+    Note.objects.filter(pk=notes[1].pk).update(revision=notes[1].revision + 1)  # edited after the preview
+    run = {"action": "retire", "ids": ids, "step": "run", "shown": shown}
+    body = rclient.post("/review/queues/quality/bulk/", run, **HTMX).content.decode()
+    assert "Retired 1 note." in body and "1 skipped: One of these notes changed since this card was drawn" in body
+    assert Note.objects.get(pk=notes[1].pk).is_active
+
+
+def test_bulk_same_fact_writes_each_preview(rclient, alice, make_note):
     pairs = []
     for topic in ("tea", "coffee"):
         old = make_note(alice, f"Alice drinks {topic} every morning.")
@@ -72,8 +88,8 @@ def test_bulk_merge_writes_each_preview(rclient, alice, make_note):
         )
         pairs.append((old, new, merge_preview(old, new)))
     ids = [str(new.pk) for _, new, _ in pairs]
-    response = rclient.post("/review/queues/merges/bulk/", {"action": "merge", "ids": ids}, **HTMX)
-    assert "Merged 2 notes." in response.content.decode()
+    response = rclient.post("/review/queues/merges/bulk/", {"action": "same", "ids": ids, "step": "run"}, **HTMX)
+    assert "Same fact: 2 pairs merged." in response.content.decode()
     for old, new, preview in pairs:
         old.refresh_from_db()
         assert old.content == preview == f"{old.content.split('.')[0]}. She adds milk."
@@ -92,8 +108,8 @@ def test_the_merge_card_shows_the_preview_the_diff_sources_and_similarity(rclien
     )
     body = rclient.get("/review/queues/merges/").content.decode()
     assert "similarity 0.81" in body and "chat-1" in body and "chat-2" in body
-    assert 'class="only-a" title="only on this side">every morning.</mark>' in body
-    assert 'class="only-b" title="only on this side">each morning at seven.</mark>' in body
+    assert 'class="only-a">every</mark> morning.' in body
+    assert 'class="only-b">each</mark> morning <mark class="only-b"' in body
     assert "Alice drinks green tea every morning. Alice drinks green tea each morning at seven." in body
 
 
@@ -115,7 +131,7 @@ def test_deciding_a_conflict_clears_the_quality_flag_it_raised(rclient, alice, m
     pair = ConflictPair.objects.create(note_a=a, note_b=b, reason="floors")
     quality = rclient.get("/review/queues/quality/")
     assert quality.context["rows"] == [] and quality.context["in_conflict"] == 2
-    rclient.post(f"/review/conflicts/{pair.pk}/keep_both/", **HTMX)
+    rclient.post(f"/review/conflicts/{pair.pk}/both/", **HTMX)
     a.refresh_from_db()
     b.refresh_from_db()
     assert (a.conflict, a.low_quality, a.low_quality_reasons) == (False, True, ["too_vague"])
@@ -140,8 +156,8 @@ def test_conflicts_kept_in_bulk_are_one_group_and_foreign_or_bad_ids_are_skipped
         note_a=make_note(bob, "Bob has 3 cats."), note_b=make_note(bob, "Bob has 5 cats."), reason="numbers"
     )
     ids = [str(p.pk) for p in pairs] + [str(theirs.pk), "x"]
-    response = rclient.post("/review/queues/conflicts/bulk/", {"action": "keep_both", "ids": ids}, **HTMX)
-    assert "Kept both of 2 conflicts." in response.content.decode()
+    response = rclient.post("/review/queues/conflicts/bulk/", {"action": "both", "ids": ids, "step": "run"}, **HTMX)
+    assert "Both true: kept both notes of 2 conflicts." in response.content.decode()
     assert ConflictPair.objects.get(pk=theirs.pk).status == ConflictPair.OPEN
     groups = {e.after["group"] for e in NoteEvent.objects.filter(after__op="keep_both")}
     assert len(groups) == 1 and not Note.objects.filter(agent_id="alice", conflict=True).exists()
@@ -155,13 +171,13 @@ def test_a_merge_writes_the_reviewers_edited_text_and_keeps_the_kept_notes_categ
     old = make_note(alice, "Alice drinks green tea every morning.", category="Research")
     new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
     edited = "Alice drinks green tea every morning at seven."
-    response = rclient.post(f"/review/notes/{new.pk}/pending/merge/", {"text": edited}, **HTMX)
+    response = rclient.post(f"/review/notes/{new.pk}/pending/same/", {"text": edited}, **HTMX)
     assert response.status_code == 200
     old.refresh_from_db()
     assert (old.content, old.category) == (edited, "Research")
     # A text that no note could hold is refused; nothing changes.
     other = make_note(alice, "Alice cycles to work on Mondays.", pending_merge=True, merge_candidate=old)
-    assert rclient.post(f"/review/notes/{other.pk}/pending/merge/", {"text": "x"}, **HTMX).status_code == 422
+    assert rclient.post(f"/review/notes/{other.pk}/pending/same/", {"text": "x"}, **HTMX).status_code == 422
     assert Note.objects.get(pk=other.pk).is_active
 
 
@@ -231,7 +247,7 @@ def test_the_run_page_lists_counts_and_failed_calls(rclient, alice, bob):
 def test_history_reads_as_sentences_with_titles_and_chips(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
     new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
-    rclient.post(f"/review/notes/{new.pk}/pending/merge/", **HTMX)
+    rclient.post(f"/review/notes/{new.pk}/pending/same/", **HTMX)
     body = rclient.get(f"/review/notes/{new.pk}/").content.decode()
     assert "Merged" in body and "merged into" in body and "Alice drinks green tea every morning." in body
     assert "retire (retire)" not in body and str(old.pk) + "</" not in body

@@ -35,8 +35,9 @@ export function registerStatusCli(api: OpenClawPluginApi, pluginId: string): voi
           }
           const state = new PluginState(parseConfig(raw), logger, pluginId, config);
           const lines = await status(state, openclawAgents(config));
-          for (const line of lines) process.stdout.write(`${line.level === "warn" ? "⚠ " : "✓ "}${line.text}\n`);
-          if (lines.every((l) => l.level === "info")) process.stdout.write("amem: all good\n");
+          const mark = { warn: "⚠ ", note: "ℹ ", info: "✓ " };
+          for (const line of lines) process.stdout.write(`${mark[line.level]}${line.text}\n`);
+          if (lines.every((l) => l.level !== "warn")) process.stdout.write("amem: all good\n");
           else process.exitCode = 1;
         });
       root

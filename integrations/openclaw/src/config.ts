@@ -6,7 +6,16 @@
  * same rules at run time (a test keeps the two in step).
  */
 
+import { type PersonContext, personOf } from "./identity.js";
+import { isLegacyKey, LEGACY_AGENT_KEYS, legacyLine } from "./legacy.js";
+
 export type CaptureTarget = "turns" | "conversations";
+/**
+ * Whose memory a call uses: each OpenClaw agent its own (`agent`), each person talking to an agent
+ * their own inside it (`person`), or one memory for every agent and person (`shared`).
+ */
+export type MemoryScope = "agent" | "person" | "shared";
+export const MEMORY_SCOPES: MemoryScope[] = ["agent", "person", "shared"];
 
 /** A secret given as a reference instead of in clear: `{"source": "env", "id": "AMEM_API_KEY"}`. */
 export type SecretRef = { source: "env"; provider?: string; id: string };
@@ -19,6 +28,7 @@ export type AgentOverride = {
   autoCapture?: boolean;
   topK?: number;
   tokenBudget?: number;
+  memoryScope?: MemoryScope;
 };
 
 export type AmemPluginConfig = {
@@ -35,10 +45,19 @@ export type AmemPluginConfig = {
   toolTimeoutMs: number;
   minPromptChars: number;
   shareAgentKey: boolean;
+  memoryScope: MemoryScope;
+  /** memory_search leaves out matches scoring below this (0–1; mem0's searchThreshold). */
+  searchThreshold: number;
+  /** Auto-recall leaves out notes below this similarity, and the whole block when none is left. */
+  recallThreshold: number;
+  /** mem0's userId: the person a turn belongs to when OpenClaw names no sender (memoryScope "person"). */
+  userId: string;
   agents: Record<string, AgentOverride>;
+  /** One line for each key of another plugin that was mapped or has no effect (legacy.ts). */
+  notes: string[];
 };
 
-export const DEFAULTS: Omit<AmemPluginConfig, "apiKey"> = {
+export const DEFAULTS: Omit<AmemPluginConfig, "apiKey" | "notes"> = {
   serverUrl: "http://127.0.0.1:8000",
   apiKeyEnv: "AMEM_API_KEY",
   topK: 5,
@@ -51,6 +70,10 @@ export const DEFAULTS: Omit<AmemPluginConfig, "apiKey"> = {
   toolTimeoutMs: 30000,
   minPromptChars: 5,
   shareAgentKey: false,
+  memoryScope: "agent",
+  searchThreshold: 0.3,
+  recallThreshold: 0.3,
+  userId: "default",
   agents: {},
 };
 
@@ -58,6 +81,11 @@ type Rule = (value: unknown) => string | null;
 
 const isInt = (min: number, max: number): Rule => (v) =>
   typeof v === "number" && Number.isInteger(v) && v >= min && v <= max ? null : `must be an integer from ${min} to ${max}`;
+const isScope: Rule = (v) =>
+  MEMORY_SCOPES.includes(v as MemoryScope) ? null : `must be one of ${MEMORY_SCOPES.map((m) => `"${m}"`).join(", ")}`;
+const isPersonId: Rule = (v) =>
+  typeof v === "string" && v.trim() && v.length <= 200 ? null : "must be a non-empty string of at most 200 characters";
+const isFraction: Rule = (v) => (typeof v === "number" && v >= 0 && v <= 1 ? null : "must be a number from 0 to 1");
 const isBool: Rule = (v) => (typeof v === "boolean" ? null : "must be true or false");
 const isEnvName: Rule = (v) =>
   typeof v === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? null : "must be an environment variable name";
@@ -87,9 +115,10 @@ export const OVERRIDE_RULES: Record<keyof AgentOverride, Rule> = {
   autoCapture: isBool,
   topK: isInt(1, 100),
   tokenBudget: isInt(64, 32000),
+  memoryScope: isScope,
 };
 
-export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents">, Rule> = {
+export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents" | "notes">, Rule> = {
   serverUrl: isUrl,
   apiKey: isSecret,
   apiKeyEnv: isEnvName,
@@ -103,7 +132,14 @@ export const RULES: Record<Exclude<keyof AmemPluginConfig, "agents">, Rule> = {
   toolTimeoutMs: isInt(100, 600000),
   minPromptChars: isInt(0, 1000),
   shareAgentKey: isBool,
+  memoryScope: isScope,
+  searchThreshold: isFraction,
+  recallThreshold: isFraction,
+  userId: isPersonId,
 };
+
+/** memory-engine's `sharing` (cross-agent sharing on or off): the memoryScope it stands for. */
+const SHARING_RULE = isBool;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === "object" && !Array.isArray(value);
@@ -127,58 +163,52 @@ export function configErrors(raw: unknown): string[] {
         }
         for (const [k, v] of Object.entries(override)) {
           const rule = OVERRIDE_RULES[k as keyof AgentOverride];
-          const problem = rule ? rule(v) : seedKeyProblem(k);
+          if (!rule && LEGACY_AGENT_KEYS.includes(k)) continue; // openclaw-amem's: explained in cfg.notes
+          const problem = rule ? rule(v) : "unknown field";
           if (problem) errors.push(`agents.${who}.${k}: ${problem}`);
         }
       }
       continue;
     }
+    if (key === "sharing") {
+      const problem = SHARING_RULE(value);
+      if (problem) errors.push(`sharing: ${problem} (memory-engine's cross-agent sharing)`);
+      continue;
+    }
     const rule = RULES[key as keyof typeof RULES];
-    const problem = rule ? rule(value) : seedKeyProblem(key);
+    if (!rule && isLegacyKey(key)) continue; // another plugin's key: explained in cfg.notes, never a refusal
+    const problem = rule ? rule(value) : "unknown field";
     if (problem) errors.push(`${key}: ${problem}`);
   }
   return errors;
-}
-
-/**
- * The seed plugins' config keys that have no place here, each refused with what to use instead
- * (openclaw-amem: agentId, collection, qdrantUrl, llm*; memory-engine: workspace, coreSizeLimit;
- * mem0: userId, …). The full mapping is in the README ("Moving from the seed plugins").
- */
-export const SEED_KEYS: Record<string, string> = {
-  agentId:
-    "not needed: each OpenClaw agent gets its own amem agent (a gateway key names it <prefix><agent id>); to keep an openclaw-amem agent's memories, import them with `manage.py amem_import --format openclaw-amem --map-agent <old>=<amem agent>`",
-  collection:
-    "set on the amem server, not here: an amem agent's own index is its `collection` field (Django admin or `manage.py amem_agent create <id> --collection <name>`)",
-  qdrantUrl: "set on the amem server (AMEM_QDRANT_URL), not here; the plugin only needs serverUrl",
-  qdrantApiKey: "set on the amem server, not here; the plugin only needs serverUrl and apiKey",
-  llmProvider: "the model is amem's: set AMEM_LLM_PROVIDER (and its key) on the amem server",
-  llmModel: "the model is amem's: set AMEM_LLM_MODEL on the amem server",
-  llmBaseUrl: "the model is amem's: set AMEM_LLM_BASE_URL on the amem server",
-  llmApiKey: "the model is amem's: set its key in the amem server's environment, not in openclaw.json",
-  embeddingModel: "amem embeds with its own model (AMEM_EMBEDDING_MODEL on the server)",
-  workspace: "amem keeps memories on the server; import a memory-engine workspace with `manage.py amem_import --format memory-engine`",
-  coreSizeLimit: "core block size limits are amem's (AMEM_CORE_BLOCK_LIMIT on the server)",
-  userId: "mem0's userId: amem's agent comes from the OpenClaw agent (gateway key) or apiKey; people are `subjects`",
-  sharing: "sharing is explicit per memory in amem: memory_add with scope: \"shared\"",
-  conflictSweep: "amem's nightly jobs are set on the server (AMEM_*_CRON, manage.py amem_schedules)",
-  crudUpdateMinSim: "amem's CRUD gate is configured on the server, not here",
-};
-
-/** What is wrong with a key this plugin does not have: a seed's key says what to use, others are unknown. */
-function seedKeyProblem(key: string): string {
-  if (SEED_KEYS[key]) return SEED_KEYS[key];
-  if (/^llm/.test(key)) return "the model is amem's: set AMEM_LLM_* on the amem server, not in openclaw.json";
-  return "unknown field";
 }
 
 /** The config with defaults filled in; throws with every problem listed when it is invalid. */
 export function parseConfig(raw: unknown): AmemPluginConfig {
   const errors = configErrors(raw);
   if (errors.length) throw new Error(`amem plugin config is invalid: ${errors.join("; ")}`);
-  const given = (raw ?? {}) as Partial<AmemPluginConfig>;
-  const cfg = { ...DEFAULTS, ...given, agents: { ...(given.agents ?? {}) } } as AmemPluginConfig;
+  const given = (raw ?? {}) as Record<string, unknown>;
+  const own = Object.fromEntries(Object.entries(given).filter(([k]) => k in RULES || k === "agents"));
+  const agents: Record<string, AgentOverride> = {};
+  const notes: string[] = [];
+  for (const [who, override] of Object.entries((given.agents ?? {}) as Record<string, Record<string, unknown>>)) {
+    agents[who] = Object.fromEntries(Object.entries(override).filter(([k]) => k in OVERRIDE_RULES)) as AgentOverride;
+    for (const k of Object.keys(override)) if (!(k in OVERRIDE_RULES)) notes.push(legacyLine(`agents.${who}.${k}`, k));
+  }
+  const cfg = { ...DEFAULTS, ...own, agents, notes } as AmemPluginConfig;
   cfg.serverUrl = cfg.serverUrl.replace(/\/+$/, "");
+  cfg.userId = cfg.userId.trim();
+  for (const key of Object.keys(given)) if (!(key in RULES) && key !== "agents" && key !== "sharing") notes.push(legacyLine(key, key));
+  if (typeof given.sharing === "boolean") {
+    // memory-engine: sharing true = every agent reads the same memories, false = each agent its own.
+    const meant: MemoryScope = given.sharing ? "shared" : "agent";
+    if (given.memoryScope === undefined) {
+      cfg.memoryScope = meant;
+      notes.push(`config key sharing (memory-engine's) is read as memoryScope: "${meant}"`);
+    } else {
+      notes.push(`config key sharing (memory-engine's) is ignored: memoryScope "${cfg.memoryScope}" is set`);
+    }
+  }
   return cfg;
 }
 
@@ -203,6 +233,8 @@ export function resolveAgentId(ctx: { agentId?: string; sessionKey?: string } | 
 /** The settings for one call: an override for the exact session key wins over one for the agent id. */
 export type Resolved = {
   openclawAgent: string;
+  /** Who the turn is with (identity.ts personOf): used by memoryScope "person". */
+  person: string;
   apiKey: string | undefined;
   keySource: string;
   /** The key is the top-level one (no agents entry gave this agent its own). */
@@ -211,6 +243,7 @@ export type Resolved = {
   autoCapture: boolean;
   topK: number;
   tokenBudget: number;
+  memoryScope: MemoryScope;
 };
 
 const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -228,10 +261,11 @@ function readSecret(secret: string | SecretRef | undefined, env: NodeJS.ProcessE
 
 export function resolveFor(
   cfg: AmemPluginConfig,
-  ctx: { agentId?: string; sessionKey?: string } | undefined,
+  ctx: ({ agentId?: string } & PersonContext) | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): Resolved {
   const openclawAgent = resolveAgentId(ctx);
+  const person = personOf(ctx, cfg.userId);
   const override: AgentOverride =
     (ctx?.sessionKey && cfg.agents[ctx.sessionKey]) || cfg.agents[openclawAgent] || {};
   let [apiKey, keySource] = readSecret(override.apiKey, env);
@@ -247,6 +281,7 @@ export function resolveFor(
   }
   return {
     openclawAgent,
+    person,
     apiKey,
     keySource,
     sharedKey,
@@ -254,6 +289,7 @@ export function resolveFor(
     autoCapture: override.autoCapture ?? cfg.autoCapture,
     topK: override.topK ?? cfg.topK,
     tokenBudget: override.tokenBudget ?? cfg.tokenBudget,
+    memoryScope: override.memoryScope ?? cfg.memoryScope,
   };
 }
 

@@ -4,7 +4,9 @@
  * timeout: amem down, slow or misconfigured costs one warning line and the turn goes on.
  */
 
+import { fitToBudget, withoutEmptyHeadings } from "./budget.js";
 import { AmemError } from "./client.js";
+import { relevant } from "./relevance.js";
 import type {
   AgentEndEvent as PluginHookAgentEndEvent,
   BeforePromptBuildEvent as PluginHookBeforePromptBuildEvent,
@@ -12,7 +14,7 @@ import type {
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
 import type { PluginState } from "./state.js";
-import { latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
+import { fence, fenceRecall, latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
 export const MUTATING_TOOLS = new Set([
@@ -26,9 +28,15 @@ export const MUTATING_TOOLS = new Set([
   "episode_save",
 ]);
 const SKIP_TRIGGERS = new Set(["cron", "heartbeat", "automation", "schedule"]);
-const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory
+const MIN_CAPTURE_CHARS = 10; // amem's quality gate: shorter user text is never a memory (a CJK character counts 2)
 const MAX_TURN_CHARS = 4000;
 const RECALL_ROUTE_RETRY_MS = 10 * 60 * 1000;
+
+/** The length amem's quality gate compares (engine/text.py): a CJK character counts 2. */
+export function qualityLength(text: string): number {
+  const cjk = text.trim().match(/[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
+  return text.trim().length + cjk;
+}
 
 export function nonInteractive(ctx: PluginHookAgentContext | undefined): boolean {
   if (ctx?.trigger && SKIP_TRIGGERS.has(ctx.trigger.toLowerCase())) return true;
@@ -52,7 +60,19 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-type RecallOut = { text?: string };
+type RecallOut = { text?: string; notes?: { content: string; similarity?: number }[] };
+
+/**
+ * The bundle's text without the notes below the relevance floor (relevance.ts), fenced; "" when no
+ * note bears on the message, so an unrelated turn gets no block at all.
+ */
+export function relevantRecall(bundle: RecallOut, query: string, threshold: number): string {
+  const notes = bundle.notes ?? [];
+  const weak = notes.filter((n) => !relevant(n, query, threshold));
+  if (weak.length === notes.length) return "";
+  const drop = new Set(weak.map((n) => `- ${fence(n.content)}`));
+  return withoutEmptyHeadings(fenceRecall(bundle.text ?? "").split("\n").filter((l) => !drop.has(l))).join("\n");
+}
 type SearchOut = { results: Hit[] };
 
 export function makeHooks(state: PluginState) {
@@ -70,7 +90,7 @@ export function makeHooks(state: PluginState) {
           { query, token_budget: resolved.tokenBudget, limit: resolved.topK, wrapper: RECALL_WRAPPER },
           { timeoutMs },
         );
-        return (bundle?.text ?? "").trim();
+        return relevantRecall(bundle ?? {}, query, state.cfg.recallThreshold);
       } catch (err) {
         if (!(err instanceof AmemError && err.kind === "no_route")) throw err;
         // An amem without the memory layers: search instead, and do not ask again for a while.
@@ -84,7 +104,8 @@ export function makeHooks(state: PluginState) {
       { query, limit: resolved.topK },
       { timeoutMs },
     );
-    return packNotes(found?.results ?? [], resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
+    const hits = (found?.results ?? []).filter((h) => relevant(h, query, state.cfg.recallThreshold));
+    return packNotes(hits, resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
   }
 
   async function beforePromptBuild(
@@ -103,7 +124,10 @@ export function makeHooks(state: PluginState) {
         return;
       }
       if (!text) return;
-      return { prependContext: wrapRecall(text) };
+      // amem packed the bundle with its own tokenizer; the budget must hold as the model counts too.
+      const fitted = await fitToBudget(text, resolved.tokenBudget, wrapRecall);
+      if (!fitted) return;
+      return { prependContext: wrapRecall(fitted) };
     } catch (err) {
       state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
       return;
@@ -113,7 +137,7 @@ export function makeHooks(state: PluginState) {
   async function capture(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<string> {
     const { client } = state.clientFor(ctx);
     const exchange = latestExchange(event.messages ?? []);
-    if (!exchange || exchange.user.length < MIN_CAPTURE_CHARS) return "nothing to keep";
+    if (!exchange || qualityLength(exchange.user) < MIN_CAPTURE_CHARS) return "nothing to keep";
     const session = (ctx.sessionId || ctx.sessionKey || "openclaw").slice(0, 150);
     const run = (event.runId || new Date().toISOString()).slice(0, 40);
     const user = exchange.user.slice(0, MAX_TURN_CHARS);
@@ -121,10 +145,10 @@ export function makeHooks(state: PluginState) {
     const timeoutMs = state.cfg.captureTimeoutMs;
     if (state.cfg.captureTarget === "conversations") {
       const turns = [
-        { text: `User: ${user}`, session, source: `${run}:user`, said: user },
-        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant },
+        { text: `User: ${user}`, session, source: `${run}:user`, said: user, occurred_at: exchange.at },
+        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant, occurred_at: exchange.at },
       ]
-        .filter((t) => t.said.length >= MIN_CAPTURE_CHARS)
+        .filter((t) => qualityLength(t.said) >= MIN_CAPTURE_CHARS)
         .map(({ said: _said, ...turn }) => turn);
       const out = await client.request<{ ids: string[] }>("POST", "/conversations", { turns }, { timeoutMs });
       return `stored ${out.ids.length} turn(s)`;
@@ -138,6 +162,8 @@ export function makeHooks(state: PluginState) {
           { role: "assistant", content: assistant },
         ],
         sources: [`openclaw:${session}:${run}`.slice(0, 200)],
+        // When it was said: amem reads "last month" against it and dates the fact then.
+        occurred_at: exchange.at ?? new Date().toISOString(),
       },
       { timeoutMs },
     );

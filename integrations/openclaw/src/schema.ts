@@ -1,3 +1,5 @@
+import { LEGACY_KEYS } from "./legacy.js";
+
 /**
  * The config's JSON Schema and UI hints. openclaw.plugin.json carries the same two objects (the
  * gateway reads the manifest); a test fails when they drift apart.
@@ -16,6 +18,16 @@ const secret = {
   sensitive: true,
 };
 const envName = { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" };
+const memoryScope = {
+  type: "string",
+  enum: ["agent", "person", "shared"],
+  description: "agent: each OpenClaw agent its own memory; person: each person talking to an agent their own (needs a gateway key); shared: one memory for all",
+};
+/** Another plugin's key: any value is accepted (OpenClaw would refuse the whole config otherwise); legacy.ts says what it means here. */
+const legacy = (whose: string) => ({ description: `${whose}'s key, accepted so the config loads; the plugin logs what it means here` });
+const LEGACY_PROPERTIES = Object.fromEntries(
+  Object.entries(LEGACY_KEYS).map(([key, { from }]) => [key, legacy(from)]),
+);
 
 export const CONFIG_JSON_SCHEMA = {
   type: "object",
@@ -43,6 +55,30 @@ export const CONFIG_JSON_SCHEMA = {
       default: false,
       description: "let OpenClaw agents without their own key share the top-level agent key's memory (a gateway key needs no sharing)",
     },
+    memoryScope: { ...memoryScope, default: "agent" },
+    searchThreshold: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      default: 0.3,
+      description: "memory_search leaves out matches scoring below this (mem0's searchThreshold)",
+    },
+    recallThreshold: {
+      type: "number",
+      minimum: 0,
+      maximum: 1,
+      default: 0.3,
+      description: "auto-recall leaves out notes below this similarity, and the whole block when none is left",
+    },
+    userId: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      default: "default",
+      description: "mem0's userId: the person a turn belongs to when OpenClaw names no sender (memoryScope person)",
+    },
+    sharing: { type: "boolean", description: "memory-engine's cross-agent sharing: true reads as memoryScope shared, false as agent" },
+    ...LEGACY_PROPERTIES,
     agents: {
       type: "object",
       description: "per OpenClaw agent id (or exact session key): its own amem key and switches",
@@ -56,14 +92,19 @@ export const CONFIG_JSON_SCHEMA = {
           autoCapture: { type: "boolean" },
           topK: { type: "integer", minimum: 1, maximum: 100 },
           tokenBudget: { type: "integer", minimum: 64, maximum: 32000 },
+          memoryScope,
+          agentId: legacy("openclaw-amem"),
+          collection: legacy("openclaw-amem"),
         },
       },
     },
   },
+  // openclaw-amem's model settings (llmProvider, llmModel, llmBaseUrl, …): accepted and explained.
+  patternProperties: { "^llm": legacy("openclaw-amem") },
   required: [],
 } as const;
 
-export const UI_HINTS = {
+export const UI_HINTS: Record<string, { label: string; help: string; placeholder?: string; advanced?: boolean; sensitive?: boolean }> = {
   serverUrl: { label: "amem server URL", placeholder: "http://127.0.0.1:8000", help: "Where amem serves /api/v1/ (make run: http://127.0.0.1:8000)." },
   apiKey: {
     label: "amem API key",
@@ -89,9 +130,37 @@ export const UI_HINTS = {
     advanced: true,
     help: "Off: a top-level agent key serves OpenClaw agent main only, other agents need their own key. On: agents without a key share its memory. A gateway key gives every agent its own memory instead.",
   },
+  memoryScope: {
+    label: "Memory scope",
+    help: "agent: each OpenClaw agent its own memory (default). person: each person talking to an agent their own, inside it (needs a gateway key). shared: one memory for every agent and person.",
+  },
+  searchThreshold: {
+    label: "Search threshold",
+    placeholder: "0.3",
+    help: "memory_search leaves out matches scoring below this (0–1), instead of padding to Top K with weak ones.",
+  },
+  recallThreshold: {
+    label: "Recall threshold",
+    placeholder: "0.3",
+    advanced: true,
+    help: "Auto-recall leaves out notes less similar to the message than this (0–1); a message nothing bears on gets no memory block.",
+  },
+  userId: {
+    label: "Default person",
+    placeholder: "default",
+    advanced: true,
+    help: "mem0's userId. With memory scope person: whose memory a turn uses when OpenClaw names no sender (a CLI turn).",
+  },
+  sharing: { label: "Sharing (memory-engine)", advanced: true, help: "memory-engine's key: true reads as memory scope shared, false as agent." },
+  ...Object.fromEntries(
+    Object.entries(LEGACY_KEYS).map(([key, { from, instead }]) => [
+      key,
+      { label: `${key} (${from})`, advanced: true, help: `No effect in amem: ${instead}.` },
+    ]),
+  ),
   agents: {
     label: "Per-agent keys",
     advanced: true,
     help: "Map an OpenClaw agent id (the <id> of session keys agent:<id>:…) or an exact session key to its own amem key and switches.",
   },
-} as const;
+};

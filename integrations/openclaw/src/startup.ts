@@ -8,7 +8,8 @@ import { resolveAgentId } from "./config.js";
 import { markUnreachable } from "./selfcheck.js";
 import type { PluginState } from "./state.js";
 
-export type StatusLine = { level: "info" | "warn"; text: string };
+/** warn: something keeps amem from working (status exits 1); note: said once, changes nothing (another plugin's key). */
+export type StatusLine = { level: "info" | "note" | "warn"; text: string };
 
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -27,6 +28,7 @@ export function openclawAgents(openclaw: unknown): string[] {
 
 export async function status(state: PluginState, agents: string[]): Promise<StatusLine[]> {
   const lines: StatusLine[] = state.findings.map((f) => ({ level: "warn", text: `amem: ${f.line}` }));
+  for (const note of state.cfg.notes) lines.push({ level: "note", text: `amem: ${note}` });
   const url = state.cfg.serverUrl;
   let reached = false;
   for (const agent of agents) {
@@ -38,7 +40,13 @@ export async function status(state: PluginState, agents: string[]): Promise<Stat
       });
       reached = true;
       const who = acting ? `amem agent "${acting}" (gateway key)` : "the key's amem agent";
-      lines.push({ level: "info", text: `amem: reachable at ${url}; ${out.count} memories visible to agent "${agent}" → ${who}` });
+      const scope =
+        resolved.memoryScope === "person"
+          ? ` (memoryScope person: each person their own amem agent; this is person "${resolved.person}", used when OpenClaw names no sender)`
+          : resolved.memoryScope === "shared"
+            ? " (memoryScope shared: one memory for every agent and person)"
+            : "";
+      lines.push({ level: "info", text: `amem: reachable at ${url}; ${out.count} memories visible to agent "${agent}" → ${who}${scope}` });
     } catch (err) {
       const why = reason(err);
       lines.push({ level: "warn", text: `amem: start-up check failed for agent "${agent}": ${why}` });
@@ -54,7 +62,7 @@ export async function status(state: PluginState, agents: string[]): Promise<Stat
 export async function startupCheck(state: PluginState): Promise<void> {
   // Not fatal: the hooks go on without memory until amem answers.
   for (const line of await status(state, openclawAgents(state.openclawConfig))) {
-    if (line.level === "warn") state.logger.warn(line.text);
+    if (line.level !== "info") state.logger.warn(line.text);
     else state.logger.info(line.text);
   }
 }

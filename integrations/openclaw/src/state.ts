@@ -4,10 +4,18 @@ import type { PluginLogger } from "openclaw/plugin-sdk/plugin-entry";
 
 import { AmemClient, AmemError } from "./client.js";
 import { type AmemPluginConfig, type Resolved, resolveFor } from "./config.js";
-import { amemAgentId, DEFAULT_OPENCLAW_AGENT, type KeyInfo, KeyKinds } from "./identity.js";
+import {
+  amemAgentId,
+  DEFAULT_OPENCLAW_AGENT,
+  type KeyInfo,
+  KeyKinds,
+  type PersonContext,
+  personAgentId,
+  sharedAgentId,
+} from "./identity.js";
 import { blockedHooks, type Finding, notice, selfCheck, unreachable } from "./selfcheck.js";
 
-export type CallContext = { agentId?: string; sessionKey?: string; sessionId?: string };
+export type CallContext = { agentId?: string; sessionId?: string } & PersonContext;
 
 const GATEWAY_KEY = /^amem_gw_/;
 const KEY_TIMEOUT_MS = 10_000;
@@ -57,7 +65,16 @@ export class PluginState {
   async actingFor(resolved: Resolved): Promise<string | undefined> {
     if (!resolved.apiKey) return undefined;
     const info = await this.keyInfo(resolved.apiKey);
-    if (info.kind === "gateway") return amemAgentId(info.prefix, resolved.openclawAgent);
+    if (info.kind === "gateway") return scopedAgentId(info.prefix, resolved);
+    if (resolved.memoryScope === "person") {
+      throw new AmemError(
+        `memoryScope "person" needs a gateway key: each person talking to OpenClaw agent "${resolved.openclawAgent}" gets an ` +
+          `amem agent of their own under its prefix, and ${resolved.keySource || "this key"} is one amem agent's key ` +
+          "(create a gateway key with `manage.py amem_gateway create openclaw-<name>-`, or set memoryScope to \"agent\")",
+        "no_key",
+      );
+    }
+    if (resolved.memoryScope === "shared") return undefined; // sharing one agent's memory is what was asked for
     if (resolved.sharedKey && resolved.openclawAgent !== DEFAULT_OPENCLAW_AGENT && !this.cfg.shareAgentKey) {
       const agent = resolved.openclawAgent;
       throw new AmemError(
@@ -100,4 +117,11 @@ export class PluginState {
   get notice(): string {
     return notice(this.problems());
   }
+}
+
+/** The amem agent a gateway key acts for under each memoryScope. */
+export function scopedAgentId(prefix: string, resolved: Resolved): string {
+  if (resolved.memoryScope === "shared") return sharedAgentId(prefix);
+  if (resolved.memoryScope === "person") return personAgentId(prefix, resolved.openclawAgent, resolved.person);
+  return amemAgentId(prefix, resolved.openclawAgent);
 }

@@ -81,7 +81,14 @@ export function toolCalls(messages: unknown[]): string[] {
   return names;
 }
 
-export type Exchange = { user: string; assistant: string };
+export type Exchange = { user: string; assistant: string; /** When the user said it (ISO, with zone), if the message says. */ at?: string };
+
+/** A message's time: OpenClaw stamps messages with `timestamp` (epoch ms, or an ISO string). */
+export function messageTime(message: unknown): string | undefined {
+  const raw = (message as { timestamp?: unknown } | null)?.timestamp;
+  const when = typeof raw === "number" ? new Date(raw) : typeof raw === "string" ? new Date(raw) : undefined;
+  return when && !Number.isNaN(when.getTime()) ? when.toISOString() : undefined;
+}
 
 /** The latest exchange: the last user message with text, and the assistant's text after it. */
 export function latestExchange(messages: unknown[]): Exchange | null {
@@ -101,7 +108,7 @@ export function latestExchange(messages: unknown[]): Exchange | null {
     .filter(Boolean)
     .join("\n");
   if (!assistant) return null;
-  return { user, assistant };
+  return { user, assistant, at: messageTime(messages[lastUser]) };
 }
 
 export type Hit = {
@@ -114,6 +121,29 @@ export type Hit = {
   subjects?: string[];
 };
 
+/**
+ * Stored text as it re-enters the prompt, fenced so it cannot pose as instructions: on one line (a
+ * memory cannot start a heading or a section of its own), with no markup (`<`, `>` become ‹ ›, so
+ * no `</amem-memory>`, `<system>` or `<|im_start|>` can open or close anything) and no code fence.
+ * What a person typed into a memory stays readable; it only loses the power to be markup.
+ */
+export function fence(text: string): string {
+  return text.replace(/\s+/g, " ").replace(/</g, "‹").replace(/>/g, "›").replace(/`{3,}/g, "ʼʼʼ").trim();
+}
+
+/** The section headings amem's recall text has (docs/memory-layers.md); any other "#" line is stored text. */
+const RECALL_HEADING = /^# (?:Core memory|Relevant notes|Facts|Latest episode \([^)]*\))$/;
+
+/** amem's recall text, fenced line by line: its own headings stay, every stored text is fenced. */
+export function fenceRecall(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => fence(line))
+    .map((line) => (line.startsWith("#") && !RECALL_HEADING.test(line) ? line.replace(/^#+/, (h) => "＃".repeat(h.length)) : line))
+    .filter(Boolean)
+    .join("\n");
+}
+
 /** About four characters a token: the budget of a bundle built here when the server has no /recall. */
 export function packNotes(hits: Hit[], tokenBudget: number): string {
   const lines: string[] = [];
@@ -121,7 +151,7 @@ export function packNotes(hits: Hit[], tokenBudget: number): string {
   for (const hit of hits) {
     // The shape of amem's own bundle (its "# Relevant notes" section), so the prompt reads the same either way.
     const day = hit.created_at ? `(${hit.created_at.slice(0, 10)}) ` : "";
-    const line = `- ${day}${hit.content.replace(/\s+/g, " ").trim()}`;
+    const line = `- ${day}${fence(hit.content)}`;
     const cost = Math.ceil(line.length / 4);
     if (used + cost > tokenBudget) break;
     lines.push(line);
@@ -154,5 +184,5 @@ export function percent(x: number | undefined): string {
 export function hitLine(h: Hit, i: number): string {
   const via = h.via === "link" ? ", via a link" : "";
   const how = h.via !== "link" && h.similarity === 0 ? "matched by its words" : `similarity ${percent(h.similarity)}`;
-  return `${i + 1}. ${h.content} (${how}${via}, id: ${h.id})`;
+  return `${i + 1}. ${fence(h.content)} (${how}${via}, id: ${h.id})`;
 }

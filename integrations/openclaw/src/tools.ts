@@ -11,7 +11,8 @@ import type { AmemClient } from "./client.js";
 import type { Resolved } from "./config.js";
 import type { ToolParameters as TSchema, ToolResult } from "./sdk.js";
 import type { CallContext, PluginState } from "./state.js";
-import { hitLine, type Hit } from "./text.js";
+import { relevant } from "./relevance.js";
+import { fence, hitLine, type Hit } from "./text.js";
 
 type Params = Record<string, unknown>;
 type Done = { text: string; details: unknown };
@@ -64,7 +65,7 @@ type Note = {
 };
 
 function noteLine(n: Note, i: number): string {
-  return `${i + 1}. ${n.content} (id: ${n.id}${n.created_at ? `, ${n.created_at.slice(0, 10)}` : ""})`;
+  return `${i + 1}. ${fence(n.content)} (id: ${n.id}${n.created_at ? `, ${n.created_at.slice(0, 10)}` : ""})`;
 }
 
 function counts(c: Record<string, number> | undefined): string {
@@ -72,14 +73,21 @@ function counts(c: Record<string, number> | undefined): string {
   return parts.length ? parts.join(", ") : "nothing to do";
 }
 
-/** A search answer as the model reads it, after the self-check's notice while something is wrong. */
-function searchResult(state: PluginState, out: { results: Hit[] }): Done {
-  const lines = out.results.map(hitLine);
+/**
+ * A search answer as the model reads it, after the self-check's notice while something is wrong.
+ * Matches below searchThreshold are left out (relevance.ts), never padded in to reach the limit.
+ */
+function searchResult(state: PluginState, out: { results: Hit[] }, query: string): Done {
+  const threshold = state.cfg.searchThreshold;
+  const results = out.results.filter((h) => relevant(h, query, threshold));
+  const lines = results.map(hitLine);
   const notice = state.notice;
-  const text = out.results.length ? `Found ${out.results.length} memories:\n${lines.join("\n")}` : "No memories found.";
+  const weak = out.results.length - results.length;
+  const left = weak ? ` (${weak} weaker match${weak === 1 ? "" : "es"} below the threshold ${threshold} left out)` : "";
+  const text = results.length ? `Found ${results.length} memories${left}:\n${lines.join("\n")}` : `No memories found${left}.`;
   return {
     text: notice ? `${notice}\n\n${text}` : text,
-    details: { count: out.results.length, results: out.results, ...(notice ? { notice } : {}) },
+    details: { count: results.length, results, below_threshold: weak, ...(notice ? { notice } : {}) },
   };
 }
 
@@ -108,7 +116,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
           topics_filter: p.topicsFilter,
           subject: p.subject,
         });
-        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }));
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query));
       },
     },
     {
@@ -187,7 +195,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
       run: async (p, client, _r, timeoutMs) => {
         const out = await client.request<Note>("GET", note(p.id), undefined, { timeoutMs });
         const links = out.links?.length ? `\nLinks: ${out.links.join(", ")}` : "";
-        return { text: `${out.content}\n(id: ${out.id}, ${out.scope ?? "private"}, ${out.created_at ?? ""})${links}`, details: out };
+        return { text: `${fence(out.content)}\n(id: ${out.id}, ${out.scope ?? "private"}, ${out.created_at ?? ""})${links}`, details: out };
       },
     },
     {
@@ -445,7 +453,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
       ),
       run: async (p, client, resolved, timeoutMs) => {
         const body = { query: p.query, limit: p.top_k ?? resolved.topK };
-        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }));
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query));
       },
     },
   ];

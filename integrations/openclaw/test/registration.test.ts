@@ -6,16 +6,19 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 
 import plugin, { PLUGIN_ID, configSchema } from "../src/index.js";
+import { Compile } from "typebox/schema";
+
 import {
   configErrors,
   agentIdFromSessionKey,
   conversationAccessBlocked,
-  SEED_KEYS,
   parseConfig,
   resolveAgentId,
   resolveFor,
 } from "../src/config.js";
-import { amemAgentId } from "../src/identity.js";
+import { amemAgentId, personAgentId, personOf, sharedAgentId } from "../src/identity.js";
+import { LEGACY_KEYS } from "../src/legacy.js";
+import { scopedAgentId } from "../src/state.js";
 import { CONFIG_JSON_SCHEMA, UI_HINTS } from "../src/schema.js";
 import { blockedHooks, memoryCoreEnabled, selfCheck } from "../src/selfcheck.js";
 import { MAX_QUERY_CHARS, hitLine, recallQuery, toolCalls } from "../src/text.js";
@@ -51,6 +54,7 @@ describe("manifest and package", () => {
     assert.deepEqual(manifest.uiHints, JSON.parse(JSON.stringify(UI_HINTS)));
     assert.equal(manifest.configSchema.additionalProperties, false);
     assert.deepEqual(Object.keys(manifest.uiHints).sort(), Object.keys(manifest.configSchema.properties).sort());
+    // The gateway reads the manifest; the code's schema must be the same (npm run manifest writes it).
     assert.equal(manifest.configSchema.properties.apiKey.sensitive, true);
     assert.equal(manifest.version, pkg.version);
   });
@@ -63,7 +67,9 @@ describe("manifest and package", () => {
     assert.equal(built.default.id, "amem");
     assert.equal(typeof built.default.register, "function");
     assert.equal(typeof built.default.configSchema.validate, "function");
-    assert.ok(!("dependencies" in pkg), "nothing to install at run time: OpenClaw provides the SDK");
+    // OpenClaw provides the SDK; the one run-time dependency is the tokenizer the recall budget is counted with.
+    assert.deepEqual(Object.keys(pkg.dependencies ?? {}), ["js-tiktoken"]);
+    assert.ok(!("openclaw" in (pkg.dependencies ?? {})));
   });
 });
 
@@ -101,13 +107,13 @@ describe("register()", () => {
   });
 
   it("refuses an invalid config with every problem named", () => {
-    const rec = fakeApi({ pluginConfig: { topK: 0, captureTarget: "all", agentId: "x", agents: { w: { key: "k" } } } });
+    const rec = fakeApi({ pluginConfig: { topK: 0, captureTarget: "all", memoryScope: "team", agents: { w: { key: "k" } } } });
     assert.throws(
       () => plugin.register(rec.api),
       (err: Error) =>
         /topK: must be an integer from 1 to 100/.test(err.message) &&
         /captureTarget: must be "turns" or "conversations"/.test(err.message) &&
-        /agentId: not needed: each OpenClaw agent gets its own amem agent/.test(err.message) &&
+        /memoryScope: must be one of "agent", "person", "shared"/.test(err.message) &&
         /agents\.w\.key: unknown field/.test(err.message),
     );
   });
@@ -157,18 +163,39 @@ describe("config", () => {
     assert.equal((bad as { errors: string[] }).errors.length, 3);
   });
 
-  it("refuses the seed plugins' keys saying what to use instead", () => {
-    const errors = configErrors({ agentId: "a", collection: "c", llmModel: "m", llmApiKey: "k", workspace: "/w", userId: "u" });
-    assert.equal(errors.length, 6);
-    for (const e of errors) assert.ok(!/unknown field/.test(e), e);
-    assert.match(errors.find((e) => e.startsWith("collection"))!, /--collection/);
-    assert.match(errors.find((e) => e.startsWith("llmModel"))!, /AMEM_LLM_MODEL on the amem server/);
-    assert.ok(Object.keys(SEED_KEYS).every((k) => !(k in CONFIG_JSON_SCHEMA.properties)));
-    const nested = configErrors({ agents: { w: { collection: "notes_w", agentId: "w" } }, llmCrudRole: "strong", bogus: 1 });
-    assert.match(nested.find((e) => e.startsWith("agents.w.collection"))!, /--collection/);
-    assert.match(nested.find((e) => e.startsWith("agents.w.agentId"))!, /not needed/);
-    assert.match(nested.find((e) => e.startsWith("llmCrudRole"))!, /AMEM_LLM_\* on the amem server/);
-    assert.equal(nested.find((e) => e.startsWith("bogus")), "bogus: unknown field");
+  it("accepts the keys of openclaw-amem, memory-engine and mem0 (OpenClaw's own schema check included), each mapped or explained", () => {
+    // A mem0 user's config, an openclaw-amem one and a memory-engine one, as their READMEs write them.
+    const mem0 = { mode: "platform", apiKey: "${AMEM_API_KEY}", userId: "alice", baseUrl: "https://api.mem0.ai", searchThreshold: 0.3, topK: 5, oss: { llm: {} } };
+    const seed = { agentId: "main", collection: "amem_notes", llmProvider: "openai", llmModel: "gpt-4o-mini", llmBaseURL: "http://x/v1", agents: { dev: { agentId: "dev", collection: "amem_notes_dev" } } };
+    const engine = { workspace: "/w", coreSizeLimit: 3072, sharing: false };
+    // OpenClaw checks plugin configs with typebox's JSON Schema compiler against the manifest (openclaw 2026.9.6).
+    const check = Compile(manifest.configSchema);
+    for (const config of [mem0, seed, engine]) {
+      assert.equal(check.Check(config), true, `${JSON.stringify(config)}: ${JSON.stringify([...check.Errors(config)])}`);
+      assert.deepEqual(configErrors(config), [], JSON.stringify(config));
+    }
+    assert.equal(check.Check({ bogus: 1 }), false, "a key nobody has is still a mistake");
+    assert.equal(configErrors({ bogus: 1 })[0], "bogus: unknown field");
+    const cfg = parseConfig(mem0);
+    assert.equal(cfg.userId, "alice"); // mapped: the person of turns without a known sender
+    assert.match(cfg.notes.find((n) => n.startsWith("config key baseUrl"))!, /\(mem0's\) has no effect here: amem's address is serverUrl/);
+    assert.ok(cfg.notes.some((n) => n.startsWith("config key mode (mem0's)")));
+    const seeded = parseConfig(seed);
+    assert.deepEqual(seeded.agents, { dev: {} });
+    assert.match(seeded.notes.find((n) => n.startsWith("config key agents.dev.collection"))!, /--collection/);
+    assert.match(seeded.notes.find((n) => n.startsWith("config key llmBaseURL"))!, /AMEM_LLM_\* on the amem server/);
+    assert.equal(parseConfig(engine).memoryScope, "agent");
+    assert.equal(parseConfig({ sharing: true }).memoryScope, "shared");
+    assert.match(parseConfig({ sharing: true, memoryScope: "person" }).notes[0], /sharing \(memory-engine's\) is ignored: memoryScope "person" is set/);
+    for (const key of Object.keys(LEGACY_KEYS)) assert.ok(key in manifest.configSchema.properties, key);
+  });
+
+  it("logs one line per other plugin's key at start, and status lists them without failing", async () => {
+    const rec = fakeApi({ pluginConfig: { apiKey: "amem_x", serverUrl: "http://127.0.0.1:9", agentId: "main", llmModel: "m" } });
+    plugin.register(rec.api);
+    await rec.startServices();
+    assert.ok(rec.warnings().some((w) => /^amem: config key agentId \(openclaw-amem's\) has no effect here/.test(w)), rec.warnings().join("\n"));
+    assert.ok(rec.warnings().some((w) => /^amem: config key llmModel \(openclaw-amem's\) has no effect here/.test(w)));
   });
 
   it("fills the defaults", () => {
@@ -264,6 +291,40 @@ describe("self-check: what OpenClaw's config keeps from working", () => {
   });
 });
 
+describe("per-person memory (memoryScope)", () => {
+  it("finds the person: a direct-message session key's peer, then OpenClaw's sender, then userId", () => {
+    assert.equal(personOf({ sessionKey: "agent:main:telegram:direct:123" }, "default"), "telegram:123");
+    assert.equal(personOf({ sessionKey: "agent:main:direct:alice" }, "default"), "alice"); // per-peer, identityLinks
+    assert.equal(personOf({ sessionKey: "agent:main:slack:direct:U1:thread:177.2" }, "default"), "slack:U1");
+    assert.equal(personOf({ sessionKey: "agent:main:telegram:acct:direct:9" }, "default"), "telegram:acct:9");
+    assert.equal(personOf({ sessionKey: "agent:main:main", senderId: "42", channel: "telegram" }, "default"), "telegram:42");
+    assert.equal(personOf({ sessionKey: "agent:main:telegram:group:7", requesterSenderId: "42", messageChannel: "telegram" }, "x"), "telegram:42");
+    assert.equal(personOf({ channelContext: { sender: { id: "u9" } } }, "default"), "u9");
+    assert.equal(personOf({ sessionKey: "agent:main:main" }, "alice"), "alice");
+    assert.equal(personOf(undefined, "default"), "default");
+  });
+
+  it("gives each person of an agent their own amem agent under a gateway key, never an agent's or another person's", () => {
+    const cfg = parseConfig({ memoryScope: "person" });
+    const at = (ctx: object) => scopedAgentId("openclaw-home-", resolveFor(cfg, ctx, {}));
+    const alice = at({ sessionKey: "agent:main:telegram:direct:alice" });
+    const bob = at({ sessionKey: "agent:main:telegram:direct:bob" });
+    const writersAlice = at({ sessionKey: "agent:writer:telegram:direct:alice" });
+    assert.equal(alice, personAgentId("openclaw-home-", "main", "telegram:alice"));
+    assert.match(alice, /^openclaw-home-main-telegram-alice-[0-9a-f]{8}$/);
+    assert.equal(new Set([alice, bob, writersAlice, amemAgentId("openclaw-home-", "main")]).size, 4);
+    assert.equal(at({ sessionKey: "agent:main:main" }), personAgentId("openclaw-home-", "main", "default"));
+    const shared = parseConfig({ memoryScope: "shared" });
+    const sharedAt = (ctx: object) => scopedAgentId("openclaw-home-", resolveFor(shared, ctx, {}));
+    assert.equal(sharedAt({ agentId: "main" }), sharedAt({ sessionKey: "agent:writer:telegram:direct:bob" }));
+    assert.equal(sharedAt({ agentId: "main" }), sharedAgentId("openclaw-home-"));
+    assert.notEqual(sharedAgentId("openclaw-home-"), amemAgentId("openclaw-home-", "shared"));
+    const perAgent = parseConfig({ agents: { family: { memoryScope: "person" } } });
+    assert.equal(resolveFor(perAgent, { agentId: "family" }, {}).memoryScope, "person");
+    assert.equal(resolveFor(perAgent, { agentId: "main" }, {}).memoryScope, "agent");
+  });
+});
+
 describe("which amem agent a gateway key acts for", () => {
   it("prefixes the OpenClaw agent id, keeping distinct ids distinct", () => {
     assert.equal(amemAgentId("openclaw-home-", "main"), "openclaw-home-main");
@@ -306,5 +367,28 @@ describe("hitLine", () => {
     assert.equal(hitLine({ id: "n1", content: "我们周二开会", similarity: 0, via: "match" }, 0), "1. 我们周二开会 (matched by its words, id: n1)");
     assert.equal(hitLine({ id: "n2", content: "Tea", similarity: 0.42, via: "match" }, 1), "2. Tea (similarity 42%, id: n2)");
     assert.equal(hitLine({ id: "n3", content: "Cake", similarity: 0.3, via: "link" }, 2), "3. Cake (similarity 30%, via a link, id: n3)");
+  });
+});
+
+describe("the relevance floor and the token budget (no server)", () => {
+  it("counts a match by its similarity, or by shared words when the dense model could not read the query", async () => {
+    const { relevant, sharesWords } = await import("../src/relevance.js");
+    assert.equal(relevant({ content: "x", similarity: 0.45 }, "q", 0.3), true);
+    assert.equal(relevant({ content: "x", similarity: 0.21 }, "q", 0.3), false);
+    assert.equal(relevant({ content: "x", similarity: 0.01 }, "q", 0), true, "threshold 0 is no floor");
+    assert.equal(relevant({ content: "我奶奶在老家院子里养蜜蜂。", similarity: 0 }, "家里谁养蜜蜂？", 0.3), true);
+    assert.equal(relevant({ content: "我上周开始学日语了。", similarity: 0 }, "我女儿下周二开始学小提琴。", 0.3), false, "开始 alone says nothing");
+    assert.equal(sharesWords("The staging database runs on port 5433", "what port does staging use"), true);
+  });
+
+  it("drops the last notes until the block fits by both encodings, and drops an empty block", async () => {
+    const { fitToBudget, maxTokens } = await import("../src/budget.js");
+    const { wrapRecall } = await import("../src/text.js");
+    const lines = ["# Relevant notes", "[1 May 2026]", ...Array.from({ length: 12 }, (_, i) => `- 第${i}条：我表妹小红收藏古董气压计，已经有三十多个了。`)];
+    const fitted = await fitToBudget(lines.join("\n"), 120, wrapRecall);
+    assert.ok((await maxTokens(wrapRecall(fitted))) <= 120);
+    assert.ok(fitted.startsWith("# Relevant notes\n[1 May 2026]\n- 第0条"), fitted);
+    assert.ok(fitted.split("\n").length < lines.length);
+    assert.equal(await fitToBudget("# Relevant notes\n[1 May 2026]\n- " + "气压计".repeat(200), 80, wrapRecall), "");
   });
 });

@@ -88,6 +88,8 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     /** Ephemeral session UUID - regenerated on /new and /reset. */
     sessionId?: string;
     messageChannel?: string;
+    /** Trusted sender id from inbound context (runtime-provided, not tool args). */
+    requesterSenderId?: string;
   };
 
   export type OpenClawPluginToolFactory = (
@@ -110,6 +112,12 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     channel?: string;
     trigger?: string;
     channelId?: string;
+    /** Sender identity for channel-originated runs when available. */
+    senderId?: string;
+    /** Channel-owned sender/chat details. */
+    channelContext?: { sender?: { id?: string; [key: string]: unknown }; chat?: { id?: string; [key: string]: unknown } };
+    /** Present for before_prompt_build only: throws once OpenClaw no longer accepts this handler's result (it timed out). */
+    readonly hookInvocation?: Readonly<{ assertActive(): void }>;
   };
 
   type PluginHookBeforePromptBuildEvent = {

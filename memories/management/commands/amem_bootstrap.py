@@ -1,4 +1,5 @@
-"""First-run setup for the demo: an admin user, a `demo` agent with a key, demo memories.
+"""First-run setup for the demo: an admin user, a `demo` agent with a key, demo memories, and one
+example in each review queue.
 
 Safe to run twice: whatever exists is left alone and nothing is printed twice
 except what is still true.
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from engine.write.pipeline import add_memory
-from memories.demo import demo_items
+from memories.demo import demo_items, queues
 from memories.management.base import AmemCommand
 from memories.models import Agent, ApiKey, Note
 
@@ -67,3 +68,7 @@ class Command(AmemCommand):
             outcomes[result.outcome] += 1
         summary = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())) or "0 added"
         self.stdout.write(f"demo memories: {summary}, {len(demo_items()) - len(todo)} already present")
+        # One card in each review queue, so /review/ shows what it is for (memories/demo/queues.py).
+        made = queues.add_examples(agent, present)
+        if made:
+            self.stdout.write(f"review examples: {'; '.join(made)} — decide them at /review/")

@@ -190,7 +190,7 @@ def test_crud_skips_chitchat_questions_ephemera_and_known_facts(offline_rules: O
 
 
 def test_crud_keeps_at_most_three_ops(offline_rules: OfflineRules) -> None:
-    dialogue = [("user", f"Fact number {word} is durable.") for word in ("one", "two", "three", "four")]
+    dialogue = [("user", f"My fact number {word} is durable.") for word in ("one", "two", "three", "four")]
     assert len(offline_rules.crud(dialogue, [])) == 3
 
 

@@ -107,7 +107,7 @@ def test_a_close_shared_note_listing_the_caller_as_writer_is_folded_into(alice, 
 
 
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
-def test_a_borderline_note_is_inserted_flagged_with_the_note_it_resembled(alice, store):  # L2.5
+def test_with_a_model_a_borderline_note_is_inserted_flagged_with_the_note_it_resembled(alice, store, provider):  # L2.5
     staging = add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", alice)
     result = add_memory("The production database runs PostgreSQL 15.", alice)
     note = Note.objects.get(pk=result.note.pk)
@@ -116,6 +116,13 @@ def test_a_borderline_note_is_inserted_flagged_with_the_note_it_resembled(alice,
     assert 0.72 <= note.merge_similarity < 0.85
     assert result.similar_to == str(staging.note.pk)
     assert note.events.get(action="create").after["merge_candidate"] == str(staging.note.pk)
+
+
+@pytest.mark.realmodel
+def test_offline_a_borderline_note_waits_for_the_nightly_sweep_not_in_a_queue_at_write(alice, store):
+    add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", alice)
+    result = add_memory("The production database runs PostgreSQL 15.", alice)
+    assert result.outcome == CREATED and not Note.objects.filter(pending_merge=True).exists()
 
 
 def test_moving_the_thresholds_moves_the_outcome(alice, store, engine_config):

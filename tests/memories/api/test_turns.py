@@ -86,3 +86,25 @@ def test_a_malformed_dialogue_is_400(body, detail, as_alice, store, snapshot):
     assert response.status_code == 400
     assert response.json()["detail"].startswith(detail)
     assert snapshot() == before
+
+
+def test_a_relative_date_is_read_against_the_turns_time_and_the_fact_dated_then(as_alice, store):
+    messages = [{"role": "user", "content": "I moved to Lisbon last month with my dog Rex."}]
+    response = as_alice.post("/turns", {"messages": messages, "occurred_at": "2026-11-05T10:00:00+00:00"})
+    [op] = response.json()["ops"]
+    assert op["fact"] == "I moved to Lisbon last month (October 2026) with my dog Rex."
+    assert Note.objects.get(pk=op["note_id"]).created_at.isoformat() == "2026-11-05T10:00:00+00:00"
+    chinese = [{"role": "user", "content": "我上周开始学日语了。"}]
+    [op] = as_alice.post("/turns", {"messages": chinese, "occurred_at": "2026-11-05T10:00:00+08:00"}).json()["ops"]
+    assert op["fact"] == "我上周（2026年10月26日至11月1日）开始学日语了。"
+
+
+def test_a_request_or_a_question_is_not_kept_but_a_statement_beside_it_is(as_alice, store):
+    request = [{"role": "user", "content": "Tell me everything about my sister Brigitte and what she likes."}]
+    assert as_alice.post("/turns", {"messages": request}).json()["ops"] == []
+    mixed = [
+        {"role": "user", "content": "Who keeps bees in the family? Also, my cousin Radka collects antique barometers."}
+    ]
+    assert [op["fact"] for op in as_alice.post("/turns", {"messages": mixed}).json()["ops"]] == [
+        "My cousin Radka collects antique barometers."
+    ]

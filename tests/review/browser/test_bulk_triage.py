@@ -1,4 +1,5 @@
-"""Triage in a real browser: bulk actions, keyboard-only queues, conflicts, merge preview, browser paging."""
+"""Triage in a real browser: bulk actions through their preview, keyboard-only queues, conflicts, the
+same-fact text, browser paging."""
 
 from __future__ import annotations
 
@@ -29,11 +30,15 @@ def test_bulk_retire_20_low_quality_notes_in_one_action_and_undo_it(logged_in, l
     expect(page.locator("#left")).to_have_text("20")
     page.check("#select-all")
     expect(page.locator("#selected")).to_have_text("20")
-    asked = []
-    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
     page.click("#bulk-form button[value=retire]")
+    # First what it will do, card by card; nothing is written until the confirm.
+    preview = page.locator("#bulk-dialog")
+    expect(preview.locator("h2")).to_have_text("Retire: 20 notes?")
+    expect(preview.locator("ol.will li")).to_have_count(20)
+    assert Note.objects.filter(pk__in=[n.pk for n in notes], is_active=True).count() == 20
+    preview.locator("button:has-text('Retire: 20 notes')").click()
     expect(page.locator("#bulk-result")).to_contain_text("Retired 20 notes")
-    assert asked == ["Retire 20 notes?"]
+    expect(preview).to_be_hidden()
     # The run folds its cards away: the bar says what happened, the empty state shows.
     expect(page.locator("#queue .card:visible")).to_have_count(0)
     expect(page.locator("#left")).to_have_text("0")
@@ -61,9 +66,10 @@ def test_clear_a_queue_by_keyboard_alone(logged_in, live_server, alice, make_not
         expect(page.locator("#queue .card.current:not(.done)")).to_have_count(1)
     page.keyboard.press("u")  # undo the last keep
     expect(page.locator("#queue .card.done")).to_have_count(2)
-    page.keyboard.press("*")  # select every card left, retire them all (Enter accepts the question)
-    page.once("dialog", lambda d: d.accept())
-    page.keyboard.press("r")
+    page.keyboard.press("*")  # select every card left; Shift+R shows what retiring them does, Enter runs it
+    page.keyboard.press("Shift+R")
+    expect(page.locator("#bulk-dialog h2")).to_have_text("Retire: 4 notes?")
+    page.keyboard.press("Enter")
     expect(page.locator("#queue-empty")).to_be_visible()
     expect(page.locator("#left")).to_have_text("0")
     states = {n.pk: (n.is_active, n.low_quality) for n in Note.objects.filter(pk__in=[n.pk for n in notes])}
@@ -96,19 +102,21 @@ def test_resolving_a_conflict_takes_the_note_out_of_every_queue(logged_in, live_
     card = page.locator(f"#conflict-{pair.pk}")
     expect(card.locator("mark.only-a")).to_contain_text("third")
     expect(card.locator("mark.only-b")).to_contain_text("fifth")
-    card.locator("button:has-text('Keep A')").click()
-    expect(card.locator("[role=status]")).to_contain_text("Kept A")
+    card.locator("button:has-text('Newer replaces older')").click()
+    expect(card.locator("[role=status]")).to_contain_text("kept “Alice's office is on the fifth floor.”")
     expect(page.locator("#count-conflicts")).to_have_text("0")
     expect(page.locator("#count-quality")).to_have_text("0")
     a.refresh_from_db()
-    assert (a.is_active, a.conflict, a.low_quality, a.low_quality_reasons) == (True, False, False, [])
+    b.refresh_from_db()
+    assert not a.is_active
+    assert (b.is_active, b.conflict, b.low_quality, b.low_quality_reasons) == (True, False, False, [])
     for queue in ("quality", "conflicts", "merges"):
         page.goto(f"{live_server.url}/review/queues/{queue}/")
         expect(page.locator("#queue-empty")).to_be_visible()
-        assert str(a.pk) not in page.locator("#queue").inner_html()
+        assert str(b.pk) not in page.locator("#queue").inner_html()
 
 
-def test_the_merge_preview_is_the_merged_text(logged_in, live_server, alice, make_note):
+def test_the_same_fact_text_on_the_card_is_what_it_writes(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Alice drinks green tea every morning.", sources=["chat-1"])
     new = make_note(
@@ -124,9 +132,9 @@ def test_the_merge_preview_is_the_merged_text(logged_in, live_server, alice, mak
     expect(card).to_contain_text("similarity 0.83")
     expect(card).to_contain_text("chat-1")
     expect(card.locator("mark.only-b")).to_contain_text("without sugar")
-    preview = card.locator("[data-preview]").input_value()  # the merged text, editable before Merge
-    card.locator("button:has-text('Merge')").click()
-    expect(card.locator("[role=status]")).to_contain_text("Merged into the note it resembled")
+    preview = card.locator("[data-preview]").input_value()  # the merged text, editable before deciding
+    card.locator("button:has-text('Same fact')").click()
+    expect(card.locator("[role=status]")).to_contain_text("Same fact: merged into the older note")
     old.refresh_from_db()
     assert old.content == preview == "Alice drinks green tea every morning. She takes it without sugar."
     assert not Note.objects.get(pk=new.pk).is_active

@@ -81,25 +81,26 @@ def test_measure_low_quality_40_bulk(logged_in, live_server, alice, make_note):
     page = logged_in
     _low_quality(make_note, alice, 40)
     page.goto(f"{live_server.url}/review/queues/quality/")
-    page.once("dialog", lambda d: d.accept())
     started = time.perf_counter()
-    page.check("#select-all")  # 1
-    page.click("#bulk-form button[value=retire]")  # 2, and 3: accept "Retire 40 notes?"
-    expect(page.locator("#queue-empty")).to_be_visible(timeout=60_000)
-    _report("low_quality_40_bulk_mouse", 3, started)
-    assert Note.objects.filter(agent_id="alice", is_active=True).count() == 0
+    page.check("#select-all")  # 1 (a page holds 20 cards)
+    page.click("#bulk-form button[value=retire]")  # 2: the preview, card by card
+    page.locator("#bulk-dialog button.primary").click()  # 3: run it
+    expect(page.locator("#page-done")).to_be_visible(timeout=60_000)
+    _report("low_quality_20_bulk_mouse", 3, started)
+    assert Note.objects.filter(agent_id="alice", is_active=True).count() == 20
 
 
 def test_measure_low_quality_40_keyboard(logged_in, live_server, alice, make_note):
     page = logged_in
     _low_quality(make_note, alice, 40)
     page.goto(f"{live_server.url}/review/queues/quality/")
-    page.once("dialog", lambda d: d.accept())
     started = time.perf_counter()
-    page.keyboard.press("*")  # 1 select all
-    page.keyboard.press("r")  # 2 retire, 3: Enter on the question
-    expect(page.locator("#queue-empty")).to_be_visible(timeout=60_000)
-    _report("low_quality_40_bulk_keyboard", 3, started)
+    page.keyboard.press("*")  # 1 select every card on the page
+    page.keyboard.press("Shift+R")  # 2 the preview of retiring them
+    page.locator("#bulk-dialog button.primary").wait_for()
+    page.keyboard.press("Enter")  # 3 run it
+    expect(page.locator("#page-done")).to_be_visible(timeout=60_000)
+    _report("low_quality_20_bulk_keyboard", 3, started)
 
 
 def test_measure_low_quality_40_one_card_at_a_time(logged_in, live_server, alice, make_note):
@@ -108,21 +109,21 @@ def test_measure_low_quality_40_one_card_at_a_time(logged_in, live_server, alice
     _low_quality(make_note, alice, 40)
     page.goto(f"{live_server.url}/review/queues/quality/")
     started = time.perf_counter()
-    for i in range(40):
+    for i in range(20):
         page.locator("#queue .card:not(.done) button:has-text('Retire')").first.click()
         expect(page.locator("#queue .card.done")).to_have_count(i + 1, timeout=30_000)
-    expect(page.locator("#queue-empty")).to_be_visible()
-    _report("low_quality_40_per_card_clicks", 40, started)
+    expect(page.locator("#page-done")).to_be_visible()
+    _report("low_quality_20_per_card_clicks", 20, started)
 
 
 def test_measure_merge_15_bulk(logged_in, live_server, alice, make_note):
     page = logged_in
     _merge_pairs(make_note, alice, 15)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    page.once("dialog", lambda d: d.accept())
     started = time.perf_counter()
     page.check("#select-all")
-    page.click("#bulk-form button[value=merge]")
+    page.click("#bulk-form button[value=same]")
+    page.locator("#bulk-dialog button.primary").click()
     expect(page.locator("#queue-empty")).to_be_visible(timeout=120_000)
     _report("merge_15_bulk_mouse", 3, started)
     assert Note.objects.filter(agent_id="alice", is_active=True).count() == 15
@@ -135,7 +136,7 @@ def test_measure_merge_15_keyboard_one_key_per_card(logged_in, live_server, alic
     started = time.perf_counter()
     page.keyboard.press("j")
     for i in range(15):
-        page.keyboard.press("m")
+        page.keyboard.press("s")
         expect(page.locator("#queue .card.done")).to_have_count(i + 1, timeout=30_000)
         if i < 14:
             expect(page.locator("#queue .card.current:not(.done)")).to_have_count(1)
@@ -169,9 +170,20 @@ def _demo(make_note, alice) -> dict:
         pending_merge=True,
         merge_candidate=cat,
         merge_similarity=0.91,
+        merge_guess="same",
+        merge_reason="the same fact said twice: the newer adds “Miso is a tabby.”",
     )
     b = make_note(alice, "Alice's cat is called Mochi and sleeps on the sofa.", sources=["chat-14"])
-    ConflictPair.objects.create(note_a=cat, note_b=b, reason="[write] the texts disagree on the cat's name")
+    ConflictPair.objects.create(
+        note_a=b,
+        note_b=cat,
+        reason="may have changed (71% a change): “Miso” → “Mochi”; “on the piano” → “on the sofa”",
+        likelihood=0.71,
+        opened_by="rules",
+    )
+    home = make_note(alice, "小明住在北京，他喜欢喝绿茶。", created_at=now - timedelta(days=30))
+    moved = make_note(alice, "小明住在上海，他喜欢喝绿茶。")
+    ConflictPair.objects.create(note_a=moved, note_b=home, reason="[write] slot city: 小明 北京 → 上海")
     core.replace(alice, "user", "name", "Alice")
     core.replace(alice, "user", "pets", ["Miso"])
     for n in notes[:4]:
@@ -244,8 +256,10 @@ def test_screenshots(logged_in, live_server, alice, make_note):
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{live_server.url}/review/queues/quality/")
     page.check("#select-all")
-    page.once("dialog", lambda d: d.accept())
     page.click("#bulk-form button[value=retire]")
+    page.locator("#bulk-dialog button.primary").wait_for()
+    page.screenshot(path=str(SHOTS / "quality-bulk-preview-desktop.png"))
+    page.locator("#bulk-dialog button.primary").click()
     expect(page.locator("#queue-empty")).to_be_visible()
     page.screenshot(path=str(SHOTS / "quality-done-desktop.png"))
     page.emulate_media(color_scheme="dark")

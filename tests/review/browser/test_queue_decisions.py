@@ -20,7 +20,7 @@ def _conflict(make_note, agent, a: str, b: str, reason: str, **a_fields) -> Conf
     return ConflictPair.objects.create(note_a=note_a, note_b=note_b, reason=reason)
 
 
-def test_merge_b_into_a_writes_the_text_the_reviewer_edited_and_keeps_a_category(
+def test_same_fact_writes_the_text_the_reviewer_edited_and_keeps_the_older_notes_category(
     logged_in, live_server, alice, make_note
 ):
     page = logged_in
@@ -34,20 +34,22 @@ def test_merge_b_into_a_writes_the_text_the_reviewer_edited_and_keeps_a_category
     )
     page.goto(f"{live_server.url}/review/queues/conflicts/")
     card = page.locator(f"#conflict-{pair.pk}")
-    card.locator("summary:has-text('Merged text')").click()
+    card.locator("summary:has-text('“Same fact” writes')").click()
     box = card.locator("textarea[name=text]")
     expect(box).to_be_visible()
     assert "Farfetch" in box.input_value()  # starts as the preview
     box.fill("Ana used to work at Farfetch as a data engineer; she now works at a bakery in Porto.")
-    card.locator("button:has-text('Merge B into A')").click()
-    expect(card.locator("[role=status]")).to_contain_text("Merged B into A")
+    card.locator("button:has-text('Same fact')").click()
+    expect(card.locator("[role=status]")).to_contain_text("Same fact: merged into the older note")
     a = Note.objects.get(pk=pair.note_a_id)
     assert a.content == "Ana used to work at Farfetch as a data engineer; she now works at a bakery in Porto."
     assert a.category == "Project"
     assert not Note.objects.get(pk=pair.note_b_id).is_active
 
 
-def test_conflicts_of_one_rule_are_kept_in_one_action_and_undone_in_one(logged_in, live_server, alice, make_note):
+def test_false_alarms_are_kept_in_one_action_after_their_preview_and_undone_in_one(
+    logged_in, live_server, alice, make_note
+):
     page = logged_in
     negations = [
         _conflict(make_note, alice, f"Sam enjoys soda number {i}.", f"Sam does not give up on goal {i}.", NEGATION)
@@ -56,13 +58,16 @@ def test_conflicts_of_one_rule_are_kept_in_one_action_and_undone_in_one(logged_i
     numbers = _conflict(make_note, alice, "Alice has 3 cats at home.", "Alice has 5 cats at home.", NUMBERS)
     page.goto(f"{live_server.url}/review/queues/conflicts/")
     expect(page.locator("#left")).to_have_text("4")
-    page.click("button.chip:has-text('one text negates')")
+    for pair in negations:
+        page.locator(f"#conflict-{pair.pk} .pick-card").check()
     expect(page.locator("#selected")).to_have_text("3")
-    asked = []
-    page.once("dialog", lambda d: (asked.append(d.message), d.accept()))
-    page.click("#bulk-form button[value=keep_both]")
-    expect(page.locator("#bulk-result")).to_contain_text("Kept both of 3 conflicts")
-    assert asked == ["Keep both of 3 conflicts?"]
+    page.click("#bulk-form button[value=both]")
+    preview = page.locator("#bulk-dialog")
+    expect(preview.locator("h2")).to_have_text("Both true: 3 conflicts?")
+    expect(preview.locator("ol.will li")).to_have_count(3)
+    expect(preview.locator("ol.will")).to_contain_text("Sam does not give up on goal 1.")
+    preview.locator("button.primary").click()
+    expect(page.locator("#bulk-result")).to_contain_text("Both true: kept both notes of 3 conflicts")
     expect(page.locator("#left")).to_have_text("1")
     statuses = {p.pk: p.status for p in ConflictPair.objects.all()}
     assert [statuses[p.pk] for p in negations] == [ConflictPair.RESOLVED] * 3
@@ -84,18 +89,23 @@ def test_a_finished_bulk_run_is_compact_with_the_empty_state_near_the_top(logged
             low_quality_reasons=["too_vague"],
         )
     page.goto(f"{live_server.url}/review/queues/quality/")
-    expect(page.locator("#left")).to_have_text("42")
+    expect(page.locator("#left")).to_have_text("42")  # every card, though a page shows 20
     page.check("#select-all")
-    page.once("dialog", lambda d: d.accept())
     page.click("#bulk-form button[value=retire]")
-    expect(page.locator("#bulk-result")).to_contain_text("Retired 42 notes")
-    expect(page.locator("#queue-empty")).to_be_visible()
-    expect(page.locator("#queue .card:visible")).to_have_count(0)
-    top = page.locator("#queue-empty").bounding_box()
-    assert top is not None and top["y"] < 900, top
-    page.click("#bulk-result button:has-text('Undo all 42')")
-    expect(page.locator("#queue .card:visible:not(.done)")).to_have_count(42)
+    page.locator("#bulk-dialog button.primary").click()
+    expect(page.locator("#bulk-result")).to_contain_text("Retired 20 notes")
+    # The page is done but the queue is not: it says so, near the top, and never "empty".
+    expect(page.locator("#left")).to_have_text("22")
+    expect(page.locator("#page-done")).to_be_visible()
+    expect(page.locator("#page-done")).to_contain_text("22 more wait")
     expect(page.locator("#queue-empty")).to_be_hidden()
+    expect(page.locator("#queue .card:visible")).to_have_count(0)
+    top = page.locator("#page-done").bounding_box()
+    assert top is not None and top["y"] < 900, top
+    page.click("#bulk-result button:has-text('Undo all 20')")
+    expect(page.locator("#queue .card:visible:not(.done)")).to_have_count(20)
+    expect(page.locator("#page-done")).to_be_hidden()
+    expect(page.locator("#left")).to_have_text("42")
 
 
 def test_back_never_shows_a_decided_card_as_open(logged_in, live_server, alice, make_note):

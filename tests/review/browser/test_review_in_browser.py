@@ -50,9 +50,9 @@ def test_a_queue_action_swaps_the_card_and_undo_restores_it(logged_in, live_serv
     )
     page.goto(f"{live_server.url}/review/queues/merges/")
     card = page.locator(f"#merge-{new.pk}")
-    card.locator("button:has-text('Keep both')").click()
-    expect(card).to_contain_text("Kept both")
+    card.locator("button:has-text('Both true')").click()
+    expect(card).to_contain_text("Both true: kept both")
     assert not Note.objects.get(pk=new.pk).pending_merge
     card.locator("button:has-text('Undo')").click()
-    expect(card.locator("button:has-text('Merge')")).to_be_visible()
+    expect(card.locator("button:has-text('Same fact')")).to_be_visible()
     assert Note.objects.get(pk=new.pk).pending_merge
