@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import urlsplit
 from pathlib import Path
 
 import dj_database_url
@@ -334,7 +335,13 @@ AMEM_API_KEY = env_str("AMEM_API_KEY", "")
 AMEM_MCP_ALLOW_REMOTE = env_bool("AMEM_MCP_ALLOW_REMOTE", False)
 # Browser origins that may call the remote MCP endpoint at /mcp (exact "scheme://host[:port]");
 # a request with any other Origin header is refused (MCP hosts outside a browser send none).
-AMEM_MCP_ALLOWED_ORIGINS = env_list("AMEM_MCP_ALLOWED_ORIGINS", [])
+AMEM_MCP_ALLOWED_ORIGINS = [o.rstrip("/") for o in env_list("AMEM_MCP_ALLOWED_ORIGINS", [])]
+for _origin in AMEM_MCP_ALLOWED_ORIGINS:
+    # Compared exactly with a browser's Origin header, which never carries a path.
+    if url_problem(_origin, ("http", "https")) or urlsplit(_origin).path not in ("", "/"):
+        raise ImproperlyConfigured(
+            f"AMEM_MCP_ALLOWED_ORIGINS: {_origin!r} is not an origin: scheme://host[:port], no path"
+        )
 # "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
 # until the web process syncs them). Set by the Makefile / deployment per process.
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))

@@ -106,7 +106,7 @@ def test_a_short_message_without_infer_is_refused_by_name_and_nothing_is_written
 
 
 def test_with_infer_a_message_with_nothing_to_remember_adds_nothing(mem0):
-    answer = mem0.add("thanks!", user_id="alex")
+    answer = mem0.add("ok!", user_id="alex")
     assert answer.status_code == 200
     assert answer.json()["results"] == []
 
