@@ -33,6 +33,7 @@ from uuid import UUID
 import numpy as np
 
 from engine.errors import IndexLocked, IndexMismatch, IndexUnavailable
+from engine.index import folder_lock
 from engine.index.tokenize import LEXICAL_VERSION
 
 DENSE = "dense"
@@ -324,6 +325,7 @@ class EdgeStore(VectorStore):
         self._q = qdrant_edge
         self.root = Path(root)
         self._shards: dict[str, Any] = {}
+        self._claimed = False  # the owner's lock on root (engine/index/folder_lock.py), from the first shard
 
     def _path(self, name: str) -> Path:
         # Collection names are checked slugs (memories/ids.py); this layer checks again that the
@@ -343,6 +345,9 @@ class EdgeStore(VectorStore):
 
     def _open(self, name: str) -> Any:
         q = self._q
+        if not self._claimed:
+            folder_lock.claim(self.root)
+            self._claimed = True
         path = self._path(name)
         meta_path = path / META_FILE
         try:
@@ -542,12 +547,17 @@ class EdgeStore(VectorStore):
 
     def close(self) -> None:
         with self._lock:
-            for shard in self._shards.values():
-                try:
-                    shard.flush()
-                finally:
-                    shard.close()
-            self._shards.clear()
+            try:
+                for shard in self._shards.values():
+                    try:
+                        shard.flush()
+                    finally:
+                        shard.close()
+            finally:
+                self._shards.clear()
+                if self._claimed:
+                    self._claimed = False
+                    folder_lock.release(self.root)
 
 
 # --- qdrant-client ----------------------------------------------------------------------
