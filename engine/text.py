@@ -57,7 +57,7 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
         raise InvalidInput(f"text is {len(trimmed)} characters; the limit is {max_chars}")
     if weighted_length(trimmed) < min_chars:
         raise QualityRejected(
-            f"[quality] text is too short: it needs at least {min_chars} letters or digits (a CJK character counts {CJK_WEIGHT})"
+            f"[quality] text is shorter than {min_chars} characters (letters and digits; a CJK character counts {CJK_WEIGHT})"
         )
     lowered = trimmed.casefold()
     return CheckedText(trimmed, any(signal in lowered for signal in EPHEMERAL_SIGNALS))

@@ -67,7 +67,7 @@ def test_add_then_search_from_the_command_line(alice, store):
 
 def test_commands_report_engine_errors_as_one_line(alice, store):
     with pytest.raises(CommandError, match="quality"):
-        run("amem_add", "--agent", "alice", "short")
+        run("amem_add", "--agent", "alice", "ok")
     with pytest.raises(CommandError, match="no active agent"):
         run("amem_search", "--agent", "ghost", "anything")
 

@@ -54,7 +54,7 @@ def test_edit_replaces_the_text_and_undo_brings_it_back(rclient, alice, make_not
 def test_bad_edits_say_why_and_change_nothing(rclient, alice, make_note):
     note = clean(make_note(alice, "Alice's cat is called Miso and sleeps on the piano."))
     for text, message in [
-        ("short", b"shorter than"),
+        ("ok", b"shorter than"),
         (note.content, b"unchanged"),
         ("bad \x00 control character text", b"null characters"),
     ]:

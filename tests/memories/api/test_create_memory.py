@@ -86,8 +86,16 @@ def test_a_shared_memory_is_readable_by_every_agent(as_alice, as_bob, store):
         ({"text": "x" * 20_001}, 400, "text is 20001 characters; the limit is 20000"),
         ({"text": "bad \x07 bell in the middle"}, 400, "text: must not contain control characters"),
         ({"text": "\ud800 lone surrogate here"}, 400, "text: must not contain control characters or lone surrogates"),
-        ({"text": ""}, 422, "[quality] text is shorter than 10 characters"),
-        ({"text": "   too short   "}, 422, "[quality] text is shorter than 10 characters"),
+        (
+            {"text": ""},
+            422,
+            "[quality] text is shorter than 4 characters (letters and digits; a CJK character counts 3)",
+        ),
+        (
+            {"text": "   ok!   "},
+            422,
+            "[quality] text is shorter than 4 characters (letters and digits; a CJK character counts 3)",
+        ),
     ],
 )
 def test_bad_input_is_refused_with_a_detail_and_writes_nothing(body, status, detail, as_alice, store, snapshot):

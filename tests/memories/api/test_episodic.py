@@ -32,7 +32,7 @@ def test_the_episodic_path_does_not_deduplicate(as_alice, store):
 @pytest.mark.parametrize(
     "body, status, detail",
     [
-        ({"text": "short"}, 422, "[quality]"),
+        ({"text": "ok"}, 422, "[quality]"),
         ({"text": TEXT, "note_type": "memory"}, 400, "note_type: unknown field"),
         ({"text": TEXT, "context": "bell \x07 inside"}, 400, "context: must not contain control characters"),
     ],

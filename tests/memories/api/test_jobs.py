@@ -46,7 +46,7 @@ def test_consolidate_with_nothing_to_merge_is_ok_and_changes_nothing(as_alice, a
 
 
 def test_quality_scan_flags_and_lists_only_the_callers_notes(as_alice, alice, bob):
-    short = put(alice, "too short")
+    short = put(alice, "ok")
     expired = put(
         alice, "Deploy is pending confirmation from ops", ephemeral=True, created_at=timezone.now() - timedelta(days=8)
     )
@@ -66,7 +66,7 @@ def test_quality_scan_flags_and_lists_only_the_callers_notes(as_alice, alice, bo
 
 
 def test_quality_scan_twice_reports_the_same_items_and_flags_nothing_new(as_alice, alice):
-    put(alice, "too short")
+    put(alice, "ok")
     first = as_alice.post("/jobs/quality-scan").json()
     second = as_alice.post("/jobs/quality-scan").json()
     assert second["items"] == first["items"] and "flagged" not in second["counts"]

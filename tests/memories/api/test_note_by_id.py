@@ -52,7 +52,11 @@ def test_patch_replaces_the_text_and_keeps_the_old_one_in_history(as_alice, stor
 @pytest.mark.parametrize(
     "body, status, detail",
     [
-        ({"text": "short"}, 422, "[quality] text is shorter than 10 characters"),
+        (
+            {"text": "ok"},
+            422,
+            "[quality] text is shorter than 4 characters (letters and digits; a CJK character counts 3)",
+        ),
         ({"text": ""}, 422, "[quality]"),
         ({}, 400, "text: Field required"),
         ({"text": NEW_COFFEE, "scope": "shared"}, 400, "scope: unknown field"),

@@ -39,7 +39,7 @@ def test_updates_and_deletes_are_applied_and_a_bad_op_is_skipped_alone(alice, as
     provider.reply_json(
         [
             {"action": "UPDATE", "existing_idx": shown.index(staging["id"]), "fact": "Staging runs PostgreSQL 16."},
-            {"action": "NEW", "fact": "too short"},
+            {"action": "NEW", "fact": "ok"},
             {"action": "DELETE", "existing_idx": shown.index(laptop["id"]), "fact": "old laptop"},
         ],
         role="crud",
