@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import urlsplit
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
