@@ -161,7 +161,7 @@ def test_importing_files_runs_the_pipeline_and_reports_each_outcome(alice, store
         {"text": "Prefers answers in short bullet points", "sources": ["m9"]},
     ]
     (tmp_path / "notes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (tmp_path / "plain.txt").write_text("Short.\n\nThe greenhouse heater switches on below five degrees.\n")
+    (tmp_path / "plain.txt").write_text("Ok.\n\nThe greenhouse heater switches on below five degrees.\n")
     report, errors = run(
         "amem_import",
         "--agent",
