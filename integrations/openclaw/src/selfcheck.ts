@@ -26,7 +26,18 @@ export const MEMORY_CORE_TOOLS = ["memory_search", "memory_get"];
 
 export type Finding = {
   /** A stable name, for tests and `details`. */
-  id: "recall-blocked" | "capture-blocked" | "recall-off" | "capture-off" | "slot" | "memory-core" | "unreachable";
+  id:
+    | "recall-blocked"
+    | "capture-blocked"
+    | "recall-off"
+    | "capture-off"
+    | "slot"
+    | "memory-core"
+    | "unreachable"
+    | "recall-host-timeout"
+    | "capture-host-timeout"
+    | "heartbeat"
+    | "pending";
   line: string;
 };
 
@@ -44,7 +55,33 @@ export function blockedHooks(openclaw: unknown, pluginId: string): Switches {
 const anyAgent = (cfg: AmemPluginConfig, key: "autoRecall" | "autoCapture") =>
   cfg[key] || Object.values(cfg.agents).some((o) => o[key] === true);
 
-export function selfCheck(openclaw: unknown, cfg: AmemPluginConfig, pluginId: string): Finding[] {
+/**
+ * How long OpenClaw waits for each of the plugin's hooks (openclaw 2026.9.6 resolveTypedHookTimeoutMs):
+ * `hooks.timeouts.<hook>`, else `hooks.timeoutMs`, else what the plugin registered.
+ */
+export function hostTimeouts(
+  openclaw: unknown,
+  pluginId: string,
+  registered: { recall: number; capture: number },
+): { recall: number; capture: number; recallSet?: string; captureSet?: string } {
+  const hooks = entryOf(openclaw, pluginId)?.hooks as { timeouts?: Record<string, unknown>; timeoutMs?: unknown } | undefined;
+  const pick = (hook: string, fallback: number): [number, string | undefined] => {
+    const own = hooks?.timeouts?.[hook];
+    if (typeof own === "number" && own > 0) return [own, `plugins.entries.${pluginId}.hooks.timeouts.${hook} = ${own}`];
+    if (typeof hooks?.timeoutMs === "number" && hooks.timeoutMs > 0) return [hooks.timeoutMs, `plugins.entries.${pluginId}.hooks.timeoutMs = ${hooks.timeoutMs}`];
+    return [fallback, undefined];
+  };
+  const [recall, recallSet] = pick("before_prompt_build", registered.recall);
+  const [capture, captureSet] = pick("agent_end", registered.capture);
+  return { recall, capture, recallSet, captureSet };
+}
+
+export function selfCheck(
+  openclaw: unknown,
+  cfg: AmemPluginConfig,
+  pluginId: string,
+  host?: { recall: number; capture: number; recallSet?: string; captureSet?: string },
+): Finding[] {
   const found: Finding[] = [];
   const entry = `plugins.entries.${pluginId}`;
   const { recallBlocked, captureBlocked } = blockedHooks(openclaw, pluginId);
@@ -69,6 +106,19 @@ export function selfCheck(openclaw: unknown, cfg: AmemPluginConfig, pluginId: st
   }
   if (!anyAgent(cfg, "autoCapture")) {
     found.push({ id: "capture-off", line: "auto-capture is off (autoCapture: false): nothing is remembered unless the agent calls memory_add" });
+  }
+  // OpenClaw stops waiting for a hook after its timeout: a recall cut short prepends nothing.
+  if (host?.recallSet && host.recall < cfg.recallTimeoutMs && anyAgent(cfg, "autoRecall") && !recallBlocked) {
+    found.push({
+      id: "recall-host-timeout",
+      line: `auto-recall will TIME OUT: OpenClaw waits ${host.recall} ms for it (${host.recallSet}), less than a recall may take (recallTimeoutMs ${cfg.recallTimeoutMs}); a recall that takes longer prepends nothing: raise it or remove it`,
+    });
+  }
+  if (host?.captureSet && host.capture < cfg.captureTimeoutMs && anyAgent(cfg, "autoCapture") && !captureBlocked) {
+    found.push({
+      id: "capture-host-timeout",
+      line: `auto-capture will be reported TIMED OUT by OpenClaw: it waits ${host.capture} ms for it (${host.captureSet}), less than a capture may take (captureTimeoutMs ${cfg.captureTimeoutMs}); the capture still lands, but raise it or remove it`,
+    });
   }
   const plugins = pluginsOf(openclaw);
   if (plugins) {

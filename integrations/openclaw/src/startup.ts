@@ -6,6 +6,7 @@
 
 import { resolveAgentId } from "./config.js";
 import { markUnreachable } from "./selfcheck.js";
+import { heartbeatLines, readHeartbeats } from "./watch.js";
 import type { PluginState } from "./state.js";
 
 /** warn: something keeps amem from working (status exits 1); note: said once, changes nothing (another plugin's key). */
@@ -56,6 +57,15 @@ export async function status(state: PluginState, agents: string[]): Promise<Stat
     }
     markUnreachable(url, undefined);
   }
+  // What ran (the gateway's heartbeats, written to disk, so this also works from `openclaw amem status`).
+  const beats = readHeartbeats(state.watch.file);
+  for (const agent of agents) {
+    const seen = heartbeatLines(beats, agent);
+    for (const text of seen.warn) lines.push({ level: "warn", text: `amem: ${text}` });
+    for (const text of seen.info) lines.push({ level: "info", text: `amem: ${text}` });
+  }
+  const kept = state.outbox.size;
+  if (kept) lines.push({ level: "warn", text: `amem: ${kept} turn(s) amem could not take are kept for capture (${state.outbox.file}); they go in order once amem answers the gateway` });
   return lines;
 }
 

@@ -1,5 +1,8 @@
 /** What the hooks and tools share: the parsed config, the logger, the self-check, a client per call. */
 
+import { homedir } from "node:os";
+import { join } from "node:path";
+
 import type { PluginLogger } from "openclaw/plugin-sdk/plugin-entry";
 
 import { AmemClient, AmemError } from "./client.js";
@@ -13,7 +16,9 @@ import {
   personAgentId,
   sharedAgentId,
 } from "./identity.js";
-import { blockedHooks, type Finding, notice, selfCheck, unreachable } from "./selfcheck.js";
+import { Outbox } from "./outbox.js";
+import { blockedHooks, type Finding, hostTimeouts, notice, selfCheck, unreachable } from "./selfcheck.js";
+import { type Watch, watchFor } from "./watch.js";
 
 export type CallContext = { agentId?: string; sessionId?: string } & PersonContext;
 
@@ -27,6 +32,12 @@ export class PluginState {
   readonly recallBlocked: boolean;
   readonly captureBlocked: boolean;
   private readonly kinds: KeyKinds;
+  /** How long OpenClaw waits for each hook: plugins.entries.<id>.hooks.timeouts, else what the plugin registers. */
+  readonly hostTimeoutMs: { recall: number; capture: number };
+  /** The plugin's files: heartbeats.json (watch.ts), pending-captures.jsonl (outbox.ts). */
+  readonly dir: string;
+  readonly watch: Watch;
+  readonly outbox: Outbox;
 
   constructor(
     readonly cfg: AmemPluginConfig,
@@ -35,8 +46,16 @@ export class PluginState {
     readonly openclawConfig: unknown,
     readonly env: NodeJS.ProcessEnv = process.env,
     readonly fetchImpl?: typeof fetch,
+    stateDir?: string,
   ) {
-    this.findings = selfCheck(openclawConfig, cfg, pluginId);
+    this.hostTimeoutMs = hostTimeouts(openclawConfig, pluginId, {
+      recall: cfg.recallTimeoutMs + 1000,
+      capture: cfg.captureTimeoutMs + 1000,
+    });
+    this.findings = selfCheck(openclawConfig, cfg, pluginId, this.hostTimeoutMs);
+    this.dir = join(stateDir ?? env.OPENCLAW_STATE_DIR ?? join(homedir(), ".openclaw"), "plugins", pluginId);
+    this.watch = watchFor(join(this.dir, "heartbeats.json"), (line) => logger.warn(line));
+    this.outbox = new Outbox(join(this.dir, "pending-captures.jsonl"));
     ({ recallBlocked: this.recallBlocked, captureBlocked: this.captureBlocked } = blockedHooks(openclawConfig, pluginId));
     this.kinds = new KeyKinds((apiKey) => this.askKind(apiKey));
   }
@@ -108,14 +127,17 @@ export class PluginState {
     return { kind: "agent", agent: out.agent };
   }
 
-  /** Everything wrong right now: the config findings and whether amem answered the last check. */
-  problems(): Finding[] {
-    return [...this.findings, ...unreachable(this.cfg.serverUrl)];
+  /** Everything wrong right now: the config findings, whether amem answered, and what the heartbeats of `agent` saw. */
+  problems(agent?: string): Finding[] {
+    const seen = agent ? this.watch.problems(agent).map((line) => ({ id: "heartbeat" as const, line })) : [];
+    const kept = this.outbox.size;
+    const pending = kept ? [{ id: "pending" as const, line: `${kept} turn(s) amem could not take are kept for capture (${this.outbox.file}) and go in order once it answers` }] : [];
+    return [...this.findings, ...unreachable(this.cfg.serverUrl), ...seen, ...pending];
   }
 
-  /** The notice every memory_search result starts with while something is wrong. */
-  get notice(): string {
-    return notice(this.problems());
+  /** The notice a memory_search result starts with while something is wrong for `agent`. */
+  noticeFor(agent?: string): string {
+    return notice(this.problems(agent));
   }
 }
 

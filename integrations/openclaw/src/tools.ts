@@ -77,11 +77,11 @@ function counts(c: Record<string, number> | undefined): string {
  * A search answer as the model reads it, after the self-check's notice while something is wrong.
  * Matches below searchThreshold are left out (relevance.ts), never padded in to reach the limit.
  */
-function searchResult(state: PluginState, out: { results: Hit[] }, query: string): Done {
+function searchResult(state: PluginState, out: { results: Hit[] }, query: string, agent: string): Done {
   const threshold = state.cfg.searchThreshold;
   const results = out.results.filter((h) => relevant(h, query, threshold));
   const lines = results.map(hitLine);
-  const notice = state.notice;
+  const notice = state.noticeFor(agent);
   const weak = out.results.length - results.length;
   const left = weak ? ` (${weak} weaker match${weak === 1 ? "" : "es"} below the threshold ${threshold} left out)` : "";
   const text = results.length ? `Found ${results.length} memories${left}:\n${lines.join("\n")}` : `No memories found${left}.`;
@@ -116,7 +116,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
           topics_filter: p.topicsFilter,
           subject: p.subject,
         });
-        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query));
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query), resolved.openclawAgent);
       },
     },
     {
@@ -453,7 +453,7 @@ export function toolSpecs(state: PluginState): ToolSpec[] {
       ),
       run: async (p, client, resolved, timeoutMs) => {
         const body = { query: p.query, limit: p.top_k ?? resolved.topK };
-        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query));
+        return searchResult(state, await client.request<{ results: Hit[] }>("POST", "/memories/search", body, { timeoutMs }), String(p.query), resolved.openclawAgent);
       },
     },
   ];

@@ -152,6 +152,16 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
       ctx: PluginHookAgentContext,
     ) => Promise<PluginHookBeforePromptBuildResult | void> | PluginHookBeforePromptBuildResult | void;
     agent_end: (event: PluginHookAgentEndEvent, ctx: PluginHookAgentContext) => Promise<void> | void;
+    model_call_started: (event: PluginHookModelCallStartedEvent, ctx: PluginHookAgentContext) => Promise<void> | void;
+  };
+
+  type PluginHookModelCallStartedEvent = {
+    runId: string;
+    callId: string;
+    sessionKey?: string;
+    sessionId?: string;
+    provider: string;
+    model: string;
   };
 
   type PluginHookName = keyof PluginHookHandlerMap;
@@ -243,6 +253,8 @@ declare module "openclaw/plugin-sdk/plugin-entry" {
     registrationMode: PluginRegistrationMode;
     config: OpenClawConfig;
     pluginConfig?: Record<string, unknown>;
+    /** In-process runtime helpers; the plugin uses only state.resolveStateDir (feature-detected). */
+    runtime: { state: { resolveStateDir: (env?: NodeJS.ProcessEnv) => string } };
     logger: PluginLogger;
     registerTool: (tool: AnyAgentTool | OpenClawPluginToolFactory, opts?: OpenClawPluginToolOptions) => void;
     registerService: (service: OpenClawPluginService) => void;

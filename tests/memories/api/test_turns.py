@@ -108,3 +108,14 @@ def test_a_request_or_a_question_is_not_kept_but_a_statement_beside_it_is(as_ali
     assert [op["fact"] for op in as_alice.post("/turns", {"messages": mixed}).json()["ops"]] == [
         "My cousin Radka collects antique barometers."
     ]
+
+
+def test_a_memorys_history_lists_its_changes_oldest_first(as_alice, store):
+    created = as_alice.post("/memories", {"text": "Alex drinks black filter coffee every morning."}).json()
+    as_alice.patch(f"/memories/{created['id']}", {"text": "Alex switched to green tea in November."})
+    history = as_alice.get(f"/memories/{created['id']}/history").json()
+    assert history["id"] == created["id"]
+    actions = [e["action"] for e in history["events"]]
+    assert actions[0] == "create"
+    assert history["events"][-1]["after"] == "Alex switched to green tea in November."
+    assert as_alice.get("/memories/00000000-0000-0000-0000-000000000000/history").status_code == 404

@@ -3,6 +3,10 @@
  * so the tests can call the tools and hooks as the gateway would.
  */
 
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
 import type { AnyAgentTool, OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 
 import type { AgentEndHandler, BeforePromptBuildHandler, MemoryCapability, ToolFactory } from "../../src/sdk.js";
@@ -36,6 +40,7 @@ export type Logged = { level: "debug" | "info" | "warn" | "error"; message: stri
 
 export type Recorded = {
   api: OpenClawPluginApi;
+  stateDir: string;
   logs: Logged[];
   warnings: () => string[];
   factories: { factory: ToolFactory; names?: string[] }[];
@@ -63,7 +68,10 @@ export function fakeApi(options: {
   config?: OpenClawPluginApi["config"];
   registrationMode?: OpenClawPluginApi["registrationMode"];
   id?: string;
+  /** OpenClaw's state dir (heartbeats, kept captures): a fresh one per plugin unless given. */
+  stateDir?: string;
 }): Recorded {
+  const stateDir = options.stateDir ?? mkdtempSync(join(tmpdir(), "amem-openclaw-state-"));
   const logs: Logged[] = [];
   const factories: Recorded["factories"] = [];
   const hooks: Recorded["hooks"] = {};
@@ -78,6 +86,7 @@ export function fakeApi(options: {
     registrationMode: options.registrationMode ?? "full",
     config: options.config ?? GOOD_CONFIG,
     pluginConfig: options.pluginConfig,
+    runtime: { state: { resolveStateDir: () => stateDir } },
     logger: {
       debug: (message) => logs.push({ level: "debug", message }),
       info: (message) => logs.push({ level: "info", message }),
@@ -112,6 +121,7 @@ export function fakeApi(options: {
   };
   return {
     api,
+    stateDir,
     logs,
     warnings: () => logs.filter((l) => l.level === "warn").map((l) => l.message),
     factories,
