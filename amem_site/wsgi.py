@@ -8,6 +8,7 @@ indexes dirty notes in the background (engine/index_sync/outbox.py). A worker-ro
 
 import logging
 import os
+import threading
 
 from django.core.wsgi import get_wsgi_application
 
@@ -25,6 +26,21 @@ def _own_the_index() -> None:
         outbox.start()
     except AmemError as exc:  # e.g. another process holds the embedded index: serve, index later
         logging.getLogger("amem_site.wsgi").warning("index not opened at start-up: %s", exc)
+        return
+    # The server answers once the index is open (short inputs need no PyTorch, onnx_encoder.py);
+    # the full model loads meanwhile, so the first big batch (a write's recipes, the outbox after
+    # a crash, an import) does not pay the import in a request.
+    threading.Thread(target=_warm_model, name="amem-model-warm-up", daemon=True).start()
+
+
+def _warm_model() -> None:
+    from engine import runtime
+    from engine.errors import AmemError
+
+    try:
+        runtime.embedder().warm()
+    except AmemError as exc:  # said once here; the first write that needs the model says it again
+        logging.getLogger("amem_site.wsgi").warning("embedding model not loaded at start-up: %s", exc)
 
 
 _own_the_index()

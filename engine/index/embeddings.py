@@ -115,6 +115,10 @@ class Embedder(ABC):
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode_queries([text])[0]
 
+    def warm(self) -> None:
+        """Load everything a big batch needs: the server calls it in the background once it answers."""
+        self.encode(["warm up"])
+
 
 class SentenceTransformerEmbedder(Embedder):
     """Any sentence-transformers model (MiniLM by default), short inputs through ONNX Runtime."""
@@ -130,6 +134,9 @@ class SentenceTransformerEmbedder(Embedder):
     def uses_onnx(self) -> bool:
         """Whether short inputs run through ONNX Runtime (known once the model is loaded)."""
         return self._onnx is not None
+
+    def warm(self) -> None:
+        self._load()  # PyTorch, for batches past SMALL_BATCH; short inputs already run without it
 
     def start_fast(self) -> bool:
         """Serve short inputs through ONNX Runtime without importing PyTorch, when an earlier start
