@@ -58,6 +58,11 @@ def _history(alice, bob) -> None:
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
 def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bob, store, tmp_path):
     _history(alice, bob)
+    # A pair waiting for a person (offline the nightly sweep opens these; placed here directly).
+    older, newer = Note.objects.filter(agent_id=alice.pk, is_active=True).order_by("created_at", "pk")[:2]
+    Note.objects.filter(pk=newer.pk).update(
+        pending_merge=True, merge_candidate=older, merge_similarity=0.8, merge_guess="change", merge_reason="“a” → “b”"
+    )
     assert Note.objects.filter(pending_merge=True, merge_candidate__isnull=False).exists()
     assert NoteEvent.objects.filter(action="fold").exists() and Link.objects.count() >= 3
     run("amem_export", "--all", "--out-dir", str(tmp_path / "a"))
