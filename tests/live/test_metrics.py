@@ -24,6 +24,7 @@ TOKEN = "scrape-token-for-tests"
 def served(request, tmp_path_factory):
     with FakeLLMServer() as llm:
         llm.always("{}")  # answers every role; unusable replies fall back to the offline rules, tokens still spent
+        llm.reply_json({"pairs": [{"a": 0, "b": 1, "reason": "two homes"}]}, role="conflict_scan")
         server = start_server(
             tmp_path_factory,
             request.param,
@@ -75,6 +76,8 @@ def test_every_family_has_figures_after_traffic(served):
     assert served.call("POST", "/api/v1/memories/episodic", {"text": "we talked about the trip"}).status == 201
     assert served.call("POST", "/api/v1/memories/search", {"query": "where do I live"}).status == 200
     assert served.call("POST", "/api/v1/memories/search", {"query": ""}).status == 400
+    # The nightly sweep's one scripted finding opens the conflict the queue gauge counts.
+    served.manage("amem_jobs", "run", "contradiction_sweep", "--agent", "alice", "--no-progress")
     served.manage("amem_jobs", "run", "quality_scan", "--agent", "alice", "--no-progress")
 
     status, text = scrape(served, TOKEN)
@@ -90,7 +93,7 @@ def test_every_family_has_figures_after_traffic(served):
     assert total(found, "amem_write_seconds_count", path="memory", outcome="ok") == 3
     assert total(found, "amem_write_seconds_count", path="episodic", outcome="ok") == 1
     assert "amem_outbox_notes" in found and "amem_outbox_oldest_seconds" in found
-    assert total(found, "amem_review_queue", agent="alice", queue="conflicts") == 1  # Porto / Lisbon
+    assert total(found, "amem_review_queue", agent="alice", queue="conflicts") == 1
     assert "amem_task_queue" in found
     assert total(found, "amem_job_runs_total", job="quality_scan", outcome="ok") >= 1
     assert total(found, "amem_llm_calls_total", tier="fast") > 0

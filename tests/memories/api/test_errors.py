@@ -92,6 +92,7 @@ def test_the_openapi_schema_documents_every_route_behind_the_bearer_key(client, 
         ("POST", "/memories/search"),
         ("GET", "/memories/count"),
         ("GET", "/memories/{note_id}"),
+        ("GET", "/memories/{note_id}/history"),  # what became of a note, event by event
         ("PATCH", "/memories/{note_id}"),
         ("DELETE", "/memories/{note_id}"),
         ("DELETE", "/subjects/{subject}"),  # erasure (engine/erasure.py)
