@@ -52,7 +52,7 @@ from bench.search import setup_django
 
 BUDGETS = (250, 500, 1000, 2000)
 # Bump when the stored notes change (the write path or the episode closing): kept stores are rebuilt.
-RECIPE = "conversation path + every session closed, v1"
+RECIPE = "conversation path + every session closed, v2 (BM25 length per agent)"
 
 
 @dataclass
@@ -261,6 +261,7 @@ def recipe_key(name: str, memories) -> str:
 def stored_agent(name: str, memories, path: str, close_sessions: bool):
     """The agent holding ``memories``: ingested now, or by an earlier run into the kept dir."""
     from bench.evaluate import IngestOptions, ingest
+    from engine.index_sync.indexer import sync_dirty
     from engine.layers import episodes
     from memories.models import Agent, Note
 
@@ -277,6 +278,7 @@ def stored_agent(name: str, memories, path: str, close_sessions: bool):
     if close_sessions:  # what the idle job does to a finished session
         for session in sorted({str(m.session) for m in memories}, key=int):
             episodes.close(agent, session, closed_by="idle", actor="bench")
+        sync_dirty(among=Note.objects.filter(agent_id=agent.pk))  # the server's drainer, moments later
     agent.name = key
     agent.save(update_fields=["name"])
     return agent, time.perf_counter() - t0
@@ -304,9 +306,12 @@ def stores(args):
             yield group, f"bundle-locomo-{conv.name}", turns, conv.questions, "conversation", True
     else:
         for lang in ("zh", "en"):
-            for user, events, questions in load_madial(data / "madial", lang):
+            users = load_madial(data / "madial", lang)
+            for i, (user, events, questions) in enumerate(users):
                 rows = [Memory(m.id, m.text, m.occurred_at) for m in events]
-                yield lang, f"bundle-madial-{lang}-{user}", rows, questions, "episodic", False
+                # Tuned on the first half of the users only; the second half is held out.
+                half = "tune" if i < len(users) // 2 else "held-out"
+                yield f"{lang} {half}", f"bundle-madial-{lang}-{user}", rows, questions, "episodic", False
 
 
 def markdown(tally: Tally, budgets, categories, groups) -> str:
@@ -406,7 +411,11 @@ def main() -> None:
                 evaluate(agent, questions, rows, search_scores["all"])
             groups += [group] if group not in groups else []
             print(f"{name}: {len(memories)} memories, {len(questions)} questions", file=sys.stderr, flush=True)
-        categories = ["1", "2", "3", "4"] if args.benchmark == "locomo" else [g for g in ("zh", "en") if g in groups]
+        categories = (
+            ["1", "2", "3", "4"]
+            if args.benchmark == "locomo"
+            else [lang for lang in ("zh", "en") if any(g.startswith(lang) for g in groups)]
+        )
         shown = [*groups, "all"] if args.benchmark == "locomo" and len(groups) > 1 else groups
         print(
             f"**bundle evidence, {args.benchmark}, {runtime.embedder().model_name}**: ingest {ingest_s:.0f} s, "
@@ -419,20 +428,19 @@ def main() -> None:
         else:
             print(markdown(tally, args.budgets, categories, shown))
         if args.misses:
-            cats = categories if args.benchmark == "locomo" else groups
+            cats = categories
             print(
                 f"\ngold turns missing from the {max(args.budgets)}-token bundle, by their rank in a search at limit 100:\n"
             )
             print(misses_markdown(misses, cats))
         if args.ceiling:
-            cats = categories if args.benchmark == "locomo" else groups
+            cats = categories
             print("\ngold evidence among the first N matches of a search at limit 100 (any packing's ceiling):\n")
             print(ceiling_markdown(ceiling, cats))
         if args.search:
-            for group in shown if args.benchmark == "locomo" else ["all"]:
-                cats = categories if args.benchmark == "locomo" else groups
+            for group in shown if args.benchmark == "locomo" else [*groups, "all"]:
                 print(f"\nsearch R@k, {group}:\n")
-                print(markdown_table(search_scores[group], [r.name for r in rows], cats))
+                print(markdown_table(search_scores[group], [r.name for r in rows], categories))
         runtime.close_store()
 
 
@@ -445,21 +453,29 @@ def report(logs: list[str], budgets) -> None:
             tally.record(row)
             groups += [row["group"]] if row["group"] not in groups else []
     budgets = sorted({b for (_g, b) in tally.used})
-    if set(groups) <= {"zh", "en"}:
-        print(madial_markdown(tally, budgets, [g for g in ("zh", "en") if g in groups]))
+    if all(g.split()[0] in ("zh", "en") for g in groups):
+        print(madial_markdown(tally, budgets, groups))
     else:
         order = [g for g in ("tune 0-4", "held-out 5-9") if g in groups]
         print(markdown(tally, budgets, ["1", "2", "3", "4"], [*order, "all"] if len(order) > 1 else order))
 
 
-def madial_markdown(tally: Tally, budgets, languages) -> str:
-    head = "| language | budget | evidence in bundle | tokens used (mean / max) |"
-    lines = [head, "| --- | ---: | ---: | ---: |"]
-    for lang in languages:
+def madial_markdown(tally: Tally, budgets, groups) -> str:
+    """Per language and half of the users (``groups``: "zh tune", "zh held-out", …), then per language."""
+    head = "| language | users | budget | evidence in bundle | tokens used (mean / max) |"
+    lines = [head, "| --- | --- | ---: | ---: | ---: |"]
+    for group in sorted(groups, key=lambda g: (g.split()[0] != "zh", g.split()[1] != "tune")):
+        lang, half = group.split()
         for budget in budgets:
-            value, n = tally.mean(lang, budget, None)
-            used = tally.used[(lang, budget)]
-            lines.append(f"| {lang} | {budget} | {value:.3f} ({n}) | {statistics.fmean(used):.0f} / {max(used)} |")
+            value, n = tally.mean(group, budget, None)
+            used = tally.used[(group, budget)]
+            lines.append(
+                f"| {lang} | {half} | {budget} | {value:.3f} ({n}) | {statistics.fmean(used):.0f} / {max(used)} |"
+            )
+    for lang in [lang for lang in ("zh", "en") if any(g.startswith(lang) for g in groups)]:
+        for budget in budgets:
+            value, n = tally.mean("all", budget, lang)
+            lines.append(f"| {lang} | all | {budget} | {value:.3f} ({n}) | |")
     return "\n".join(lines)
 
 

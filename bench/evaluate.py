@@ -21,6 +21,7 @@ import numpy as np
 from bench.data import Question
 from bench.pipeline import FULL, Pipeline
 from engine import runtime
+from engine.index_sync.indexer import sync_dirty
 from engine.retrieval.search import Result, search
 from engine.write.conversation import Turn, add_conversation
 from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory
@@ -86,6 +87,12 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: 
             replace(plain, date_boost=base.date_boost, link_lift=base.link_lift),
         ),
         Variant("full", "full pipeline", base, links=True),
+        Variant(
+            "cover2", "full, a session takes 2 matches before the others", replace(base, session_cap=2), links=True
+        ),
+        Variant(
+            "cover3", "full, a session takes 3 matches before the others", replace(base, session_cap=3), links=True
+        ),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
     ]
@@ -108,7 +115,15 @@ def date_label(when: dt.datetime) -> str:
 
 
 def ingest(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> list[Note]:
-    """Write ``memories`` for ``agent`` through the chosen write path; the one switch point."""
+    """Write ``memories`` for ``agent`` through the chosen write path, then index what the writes left
+    for the outbox (as the server's drainer would, moments later)."""
+    notes = _write(agent, memories, options)
+    sync_dirty(among=Note.objects.filter(agent_id=agent.pk))
+    return notes
+
+
+def _write(agent: Agent, memories: Sequence[Memory], options: IngestOptions) -> list[Note]:
+    """The one switch point between the write paths."""
     texts = [f"[{date_label(m.occurred_at)}] {m.text}" if options.date_in_text else m.text for m in memories]
     if options.path == "conversation":
         turns = [

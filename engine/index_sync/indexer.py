@@ -25,7 +25,7 @@ from engine.errors import AmemError, IndexLocked
 from engine.index.embeddings import from_bytes, to_bytes
 from engine.index.store import ACTIVE, RETIRED, IndexPoint, VectorStore, bm25_document_vector
 from engine.index.tokenize import tokenize
-from engine.index_sync import erased_traces
+from engine.index_sync import erased_traces, lexical_length
 from engine.text import embedding_text
 from memories.access import collection_for_note
 from memories.models import Agent, Note
@@ -69,12 +69,21 @@ def ensure_embedding(note: Note) -> np.ndarray:
     return vector
 
 
-def point_for(note: Note) -> IndexPoint:
+def lexical_terms(note: Note) -> tuple[list[str], list[str]]:
+    """The note's BM25 terms and its context's (the one recipe, engine/text.py)."""
+    return tokenize(embedding_text(note.content, note.keywords, note.tags)), tokenize(
+        note.context
+    ) if note.context else []
+
+
+def point_for(note: Note, avg_len: float | None = None, terms: tuple[list[str], list[str]] | None = None) -> IndexPoint:
+    """The note's index point; BM25 weighed against ``avg_len`` (its agent's average, by default the
+    configured one). ``terms``: its ``lexical_terms`` when the caller has them already."""
     cfg = get_config()
-    # The one recipe (engine/text.py), its context weighed less for BM25 (bm25_document_vector).
-    tokens = tokenize(embedding_text(note.content, note.keywords, note.tags))
-    context = tokenize(note.context) if note.context else []
-    sparse = bm25_document_vector(tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=cfg.bm25_avg_len, context=context)
+    tokens, context = terms or lexical_terms(note)
+    sparse = bm25_document_vector(
+        tokens, k1=cfg.bm25_k1, b=cfg.bm25_b, avg_len=avg_len or cfg.bm25_avg_len, context=context
+    )
     return IndexPoint(str(note.pk), ensure_embedding(note), sparse, payload_for(note))
 
 
@@ -101,9 +110,11 @@ def apply(notes: list[Note], store: VectorStore | None = None) -> None:
     live = [n for n in notes if n.erased_at is None]
     _fill_embeddings(live)
     agents = {a.pk: a for a in Agent.objects.filter(pk__in={n.agent_id for n in notes})}
+    terms = {note: lexical_terms(note) for note in live}
+    averages = lexical_length.record({note: len(words) for note, (words, _) in terms.items()}, erased)
     by_collection: dict[str, list[IndexPoint]] = defaultdict(list)
     for note in live:
-        by_collection[collection_for_note(note, agents)].append(point_for(note))
+        by_collection[collection_for_note(note, agents)].append(point_for(note, averages[note.agent_id], terms[note]))
     for collection, points in by_collection.items():
         store.upsert(collection, points)
     if erased:

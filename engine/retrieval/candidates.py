@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from memories import access
 from memories.models import Agent
 
-FIELDS = ("note_type", "topics", "created_at", "retrieval_count", "last_accessed", "importance", "embedding")
+FIELDS = (
+    "note_type",
+    "topics",
+    "created_at",
+    "retrieval_count",
+    "last_accessed",
+    "importance",
+    "embedding",
+    "session",
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,7 @@ class Candidate:
     last_accessed: dt.datetime | None
     importance: int | None
     embedding: bytes | None
+    session: str
 
 
 def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> list[Candidate]:

@@ -9,6 +9,7 @@ Django finds every model through this package; the rest of the code imports them
 from memories.models.erasure import Erasure, WorkerBeat
 from memories.models.gateways import Gateway, GatewayAgent, GatewayKey
 from memories.models.layers import CoreBlock, CoreEvent, Episode, Fact
+from memories.models.lexical import LexicalStats
 from memories.models.notes import (
     CATEGORIES,
     CATEGORY_CHOICES,
@@ -42,6 +43,7 @@ __all__ = [
     "GatewayAgent",
     "GatewayKey",
     "JobRun",
+    "LexicalStats",
     "Link",
     "LlmCall",
     "Note",

@@ -207,6 +207,9 @@ class Note(CheckedIds, models.Model):
     index_dirty = models.BooleanField(default=True)
     revision = models.PositiveIntegerField(default=0)
     indexed_at = models.DateTimeField(null=True, blank=True)
+    # BM25 terms the index holds for the note (its context not counted): its share of the agent's
+    # average length (engine/index_sync/lexical_length.py). None: not indexed since this was kept.
+    lexical_length = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     objects = NoteQuerySet.as_manager()
 

@@ -43,10 +43,11 @@ def test_a_note_that_says_the_words_itself_outranks_one_whose_context_says_them(
     assert [s for r in results for s in r.note.sources] == ["says it", "reply"]
 
 
-def test_context_terms_count_a_fraction_in_tf_and_in_length():
+def test_context_terms_count_a_fraction_in_tf_and_nothing_in_length():
+    """A short answer after a long question is weighed as the short note it is."""
     vector = bm25_document_vector(["harbour"], k1=1.5, b=0.75, avg_len=10, context=["harbour", "festival"])
     weights = dict(zip(vector.indices, vector.values, strict=True))
-    norm = 1.5 * (0.25 + 0.75 * (1 + 2 * CONTEXT_TERM_WEIGHT) / 10)
+    norm = 1.5 * (0.25 + 0.75 * 1 / 10)
     tf = 1 + CONTEXT_TERM_WEIGHT
     assert weights[term_id("harbour")] == pytest.approx(tf * 2.5 / (tf + norm))
     assert weights[term_id("festival")] == pytest.approx(CONTEXT_TERM_WEIGHT * 2.5 / (CONTEXT_TERM_WEIGHT + norm))
