@@ -76,7 +76,10 @@ def test_a_first_export_is_used_and_warns_nobody(embedder, tmp_path, monkeypatch
     encoder = onnx_encoder.load(embedder._model, _resolve(embedder.model_name))
     assert encoder is not None
     assert list(tmp_path.glob("*.onnx")), "the graph was not exported into the cache"
-    assert [f"{w.category.__name__}: {w.message}" for w in recwarn.list] == []
+    # A ResourceWarning is the garbage collector closing some earlier test's socket mid-export
+    # (seen once in CI), not something the export says.
+    said = [f"{w.category.__name__}: {w.message}" for w in recwarn.list if not issubclass(w.category, ResourceWarning)]
+    assert said == []
 
 
 def test_one_graph_per_model_whichever_checkout_holds_its_weights(tmp_path, monkeypatch):
