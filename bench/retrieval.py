@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -185,13 +185,18 @@ class RetrievalBench:
     def _madial(self, options):
         scores, ingest_s = Scores((1, 3, 5, 10, 20)), 0.0
         for lang in ("zh", "en"):
-            for user, memories, questions in load_madial(Path(options["data"]) / "madial", lang):
+            users = load_madial(Path(options["data"]) / "madial", lang)
+            for i, (user, memories, questions) in enumerate(users):
                 t0 = time.perf_counter()
                 rows = [Memory(m.id, m.text, m.occurred_at) for m in memories]
                 agent = self._ingested(f"bench-madial-{lang}-{user}", rows, options)
                 ingest_s += time.perf_counter() - t0
-                evaluate(agent, questions, self._variants(options), scores)
-        return scores, ["zh", "en"], ingest_s
+                # Tuned on the first half of the users only; the second half is held out.
+                half = "tune" if i < len(users) // 2 else "held-out"
+                evaluate(
+                    agent, [replace(q, category=f"{lang} {half}") for q in questions], self._variants(options), scores
+                )
+        return scores, ["zh tune", "zh held-out", "en tune", "en held-out"], ingest_s
 
     def _ingested(self, agent_id: str, memories: list[Memory], options) -> Agent:
         """A fresh agent holding ``memories``, or (``--keep-data``) the one a previous run ingested."""
