@@ -93,6 +93,8 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: 
         Variant(
             "cover3", "full, a session takes 3 matches before the others", replace(base, session_cap=3), links=True
         ),
+        Variant("share40", "full, dense share 0.4 at every query length", replace(base, dense_share=0.4), links=True),
+        Variant("share50", "full, dense share 0.5 at every query length", replace(base, dense_share=0.5), links=True),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),
         Variant("heat", "full, probes heat the store", base, links=True, heat=True),
     ]
