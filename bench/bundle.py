@@ -357,6 +357,13 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="try another value of a constant of engine/layers/recall_notes.py (tuning runs only)",
     )
+    parser.add_argument(
+        "--ranking",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="try another value of a setting of the search's ranking (engine/retrieval/search.py: Ranking)",
+    )
     parser.add_argument("--jsonl", default="", help="append one JSON line per bundle here (runs in parallel)")
     parser.add_argument(
         "--misses",
@@ -386,6 +393,12 @@ def main() -> None:
 
             name, _, value = setting.partition("=")
             setattr(recall_notes, name, type(getattr(recall_notes, name))(value))
+
+        for setting in args.ranking:
+            from engine.retrieval.search import RANKING
+
+            name, _, value = setting.partition("=")
+            setattr(RANKING, name, type(getattr(RANKING, name))(value))
 
         started = time.perf_counter()
         load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())
