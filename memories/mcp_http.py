@@ -26,6 +26,7 @@ import anyio
 import httpx
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from mcp.server.mcpserver import MCPServer
@@ -51,8 +52,19 @@ class InProcess(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await request.aread()
-        answer = await anyio.to_thread.run_sync(self.wsgi.handle_request, request)
-        return httpx.Response(answer.status_code, headers=answer.headers, content=answer.read())
+        status, headers, content = await anyio.to_thread.run_sync(self._call, request)
+        return httpx.Response(status, headers=headers, content=content)
+
+    def _call(self, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
+        """The API call, read and closed on the worker thread, whose database connections then go
+        back to the pool: each MCP request runs on an event loop of its own, so its worker thread is
+        new and never serves again, and a connection it kept was a pool slot lost for good (every
+        call answered 503 once the slots were gone, on PostgreSQL)."""
+        try:
+            answer = self.wsgi.handle_request(request)
+            return answer.status_code, answer.headers, answer.read()  # read() closes: request_finished here
+        finally:
+            connections.close_all()
 
 
 class CallerApi(AmemApi):

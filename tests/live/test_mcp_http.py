@@ -121,3 +121,19 @@ def test_the_server_opens_no_stream_get_and_delete_answer_405(server):
     auth = {"Authorization": f"Bearer {server.key}", "Accept": "text/event-stream"}
     assert server.call("GET", "/mcp", key=None, headers=auth).status == 405
     assert server.call("DELETE", "/mcp", key=None, headers=auth).status == 405
+
+
+def test_many_tool_calls_give_every_database_connection_back(server):
+    """Each MCP request runs its API call on a worker thread of its own event loop: a connection that
+    thread took and never gave back left the pool (AMEM_DB_POOL_SIZE, 8 here) a slot short, until
+    every call waited out the pool timeout and answered 503 (seen on PostgreSQL)."""
+
+    async def scenario():
+        answers = []
+        for _ in range(3 * server.pool_size):
+            async with connect(server, server.key) as client:
+                answers.append(await client.call_tool("memory_count", {}))
+        return answers
+
+    answers = anyio.run(scenario)
+    assert [a.content[0].text for a in answers if a.is_error] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from memories.ids import check_agent_id
 from memories.management.base import KeyOwnerCommand
 from memories.models import Agent, ApiKey, Note
 
@@ -29,6 +30,8 @@ class Command(KeyOwnerCommand):
         return f"agent: {agent.pk}" + (f" (own collection {agent.collection})" if agent.collection else "")
 
     def _create(self, agent_id: str, name: str, collection: str, **_):
+        # The rule first: PostgreSQL refuses a NUL byte in a lookup with an error of its own.
+        check_agent_id(agent_id)
         if Agent.objects.filter(pk=agent_id).exists():
             raise CommandError(f"agent {agent_id!r} already exists (use `amem_agent key {agent_id}` for a new key)")
         self.create_with_key(Agent(id=agent_id, name=name, collection=collection), name)
