@@ -43,11 +43,16 @@ def test_a_note_that_says_the_words_itself_outranks_one_whose_context_says_them(
     assert [s for r in results for s in r.note.sources] == ["says it", "reply"]
 
 
-def test_context_terms_count_a_fraction_in_tf_and_nothing_in_length():
-    """A short answer after a long question is weighed as the short note it is."""
+def test_context_terms_count_a_fraction_in_tf_and_in_length_never_more_than_the_note():
+    """A short answer after a long question is not weighed as a long note."""
     vector = bm25_document_vector(["harbour"], k1=1.5, b=0.75, avg_len=10, context=["harbour", "festival"])
     weights = dict(zip(vector.indices, vector.values, strict=True))
-    norm = 1.5 * (0.25 + 0.75 * 1 / 10)
+    norm = 1.5 * (0.25 + 0.75 * (1 + 2 * CONTEXT_TERM_WEIGHT) / 10)
     tf = 1 + CONTEXT_TERM_WEIGHT
     assert weights[term_id("harbour")] == pytest.approx(tf * 2.5 / (tf + norm))
     assert weights[term_id("festival")] == pytest.approx(CONTEXT_TERM_WEIGHT * 2.5 / (CONTEXT_TERM_WEIGHT + norm))
+    long_question = [f"w{i}" for i in range(140)]
+    reply = bm25_document_vector(["yes", "sunset"], k1=1.5, b=0.75, avg_len=10, context=long_question)
+    weights = dict(zip(reply.indices, reply.values, strict=True))
+    capped = 1.5 * (0.25 + 0.75 * (2 + 2) / 10)  # 2 own terms, and at most as many from the context
+    assert weights[term_id("sunset")] == pytest.approx(2.5 / (1 + capped))
