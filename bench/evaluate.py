@@ -87,12 +87,6 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: 
             replace(plain, date_boost=base.date_boost, link_lift=base.link_lift),
         ),
         Variant("full", "full pipeline", base, links=True),
-        Variant(
-            "cover2", "full, a session takes 2 matches before the others", replace(base, session_cap=2), links=True
-        ),
-        Variant(
-            "cover3", "full, a session takes 3 matches before the others", replace(base, session_cap=3), links=True
-        ),
         Variant("share40", "full, dense share 0.4 at every query length", replace(base, dense_share=0.4), links=True),
         Variant("share50", "full, dense share 0.5 at every query length", replace(base, dense_share=0.5), links=True),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),

@@ -41,7 +41,6 @@ class Pipeline(Ranking):
     link_lift: float = Ranking.link_lift  # 0 switches the lift off
     link_lift_far: float = Ranking.link_lift_far
     date_boost: float = Ranking.date_boost  # 0 switches named dates off
-    session_cap: int = Ranking.session_cap  # 0 leaves the cut in ranked order
 
     def query_terms(self, query: str) -> list[str]:
         return super().query_terms(query) if self.query_stop_words else tokenize(query)

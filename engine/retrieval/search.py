@@ -23,7 +23,6 @@ from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, VectorStore, bm25_query_vector
 from engine.index.tokenize import tokenize
 from engine.retrieval.candidates import Candidate, visible_candidates
-from engine.retrieval.cover import cover_sessions
 from engine.retrieval.dates import Window, named_windows, overlap, told_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
@@ -73,9 +72,6 @@ class Ranking:
     # Added to the candidates from a day or month the query names (engine/retrieval/dates.py); at 1
     # they rank before every candidate from another time that is not lifted by one of them.
     date_boost: float = 1.0
-    # How many of the first ``limit`` matches one session may hold before the others have had their
-    # turn (engine/retrieval/cover.py); 0 leaves the ranked order as it is.
-    session_cap: int = 0
 
     def pool(self, limit: int, visible: int | None = None) -> int:
         """How many candidates each leg fetches; ``visible`` caps it where the caller knows the count."""
@@ -263,9 +259,8 @@ def search(
         shares = (ranking.link_lift, ranking.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
-    chosen = cover_sessions(candidates, limit, ranking.session_cap)
-    whole = Note.objects.active().in_bulk([n.pk for n in chosen])
-    matches = [whole[n.pk] for n in chosen if n.pk in whole]
+    whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
+    matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
     lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
