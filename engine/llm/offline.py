@@ -162,29 +162,6 @@ STOP_WORDS: frozenset[str] = (
         ]
     )
 )
-CHITCHAT: frozenset[str] = frozenset(
-    [
-        "hi",
-        "hello",
-        "hey",
-        "thanks",
-        "thank",
-        "ok",
-        "okay",
-        "bye",
-        "好",
-        "嗯",
-        "明白",
-        "收到",
-        "好的",
-        "知道了",
-        "了解",
-        "谢谢",
-        "谢",
-        "再见",
-        "你好",
-    ]
-)
 EPHEMERAL_RE = re.compile(
     r"\b(todo tomorrow|pending confirmation|right now|in a minute|later today)\b|待跑|等确认|明天完成",
     re.IGNORECASE,
