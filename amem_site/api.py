@@ -173,6 +173,20 @@ def unknown_endpoint(request: HttpRequest, rest: str = "") -> JsonResponse:
 
 
 @csrf_exempt
+def mem0_without_prefix(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """A mem0 call at the server's root (``host`` without ``/mem0``): a JSON 404 that says where it lives.
+
+    mem0's client reads the body's ``detail`` into its error, so the user sees the fix, not an HTML page.
+    """
+    root = request.build_absolute_uri("/").rstrip("/")
+    detail = (
+        f"no endpoint {request.method} /{rest}: amem serves mem0's calls under /mem0 — "
+        f'MemoryClient(api_key=KEY, host="{root}/mem0")'
+    )
+    return JsonResponse({"detail": detail}, status=404)
+
+
+@csrf_exempt
 def unknown_mem0_call(request: HttpRequest, rest: str = "") -> JsonResponse:
     """A mem0 path amem does not serve (exports, webhooks, projects, profiles…): a JSON 404 naming it."""
     detail = (

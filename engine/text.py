@@ -37,9 +37,9 @@ def check_content(text: object, *, min_chars: int, max_chars: int) -> CheckedTex
     """Validate a note's text; raise before anything is written.
 
     InvalidInput: not a string, undecodable, control characters, too long.
-    QualityRejected: shorter than ``min_chars`` once trimmed, a CJK character counting 2: one
-    carries about a word, so 我不吃海鲜。 ("I don't eat shellfish.", 11) is long enough and 好的。 (5)
-    is not.
+    QualityRejected: fewer than ``min_chars`` letters or digits once trimmed, a CJK character
+    counting ``CJK_WEIGHT`` (3): one carries about a word, so 我住在上海。 and "Mia is 7." pass and "ok"
+    does not.
     """
     if isinstance(text, bytes):
         try:

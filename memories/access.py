@@ -63,16 +63,17 @@ def _subject_ok(subjects: list[str] | None, subject: str | None) -> bool:
     return not subject or not subjects or subject in subjects
 
 
-def readable_q(agent: Agent) -> Q:
-    """Database pre-filter: active notes in ``agent``'s index partition.
+def readable_q(agent: Agent, *, retired: bool = False) -> Q:
+    """Database pre-filter: active notes (and retired ones with ``retired``) in ``agent``'s index partition.
 
     The reader lists are checked per note by ``can_read`` (JSON containment is
     not portable across SQLite and PostgreSQL).
     """
+    state = Q(erased_at__isnull=True) if retired else Q(is_active=True)  # an erased note has no history to read
     if agent.collection:
-        return Q(is_active=True, agent_id=agent.id)
+        return state & Q(agent_id=agent.id)
     mode_b_agents = Agent.objects.exclude(collection="").values("pk")
-    return Q(is_active=True) & ~Q(agent_id__in=mode_b_agents)
+    return state & ~Q(agent_id__in=mode_b_agents)
 
 
 SCOPES = ("private", "shared")
@@ -141,10 +142,13 @@ def _parse_id(note_id) -> uuid.UUID:
         raise NotFound("no such note") from None
 
 
-def get_note_for(agent: Agent, note_id) -> Note:
-    """The note if ``agent`` may read it; otherwise NotFound (no existence leak)."""
-    note = Note.objects.filter(readable_q(agent), pk=_parse_id(note_id)).first()
-    if note is None or not can_read(agent.id, note):
+def get_note_for(agent: Agent, note_id, *, retired: bool = False) -> Note:
+    """The note if ``agent`` may read it; otherwise NotFound (no existence leak).
+
+    ``retired``: a retired note too (its history stays readable: the DELETE is in it).
+    """
+    note = Note.objects.filter(readable_q(agent, retired=retired), pk=_parse_id(note_id)).first()
+    if note is None or not _readable(agent.id, note.is_active or retired, note.owner, note.readers):
         raise NotFound("no such note")
     return note
 

@@ -121,8 +121,20 @@ def _quietly(build):
         root.removeHandler(guard)
 
 
+# JSON-RPC's range for server errors: the MCP SDK's client shows a JSON-RPC error's message, while a
+# bare HTTP error reaches its caller only as "Server returned an error response".
+REFUSED = -32001
+
+
 def _refusal(status: int, detail: str, **headers: str) -> JsonResponse:
-    response = JsonResponse({"detail": detail}, status=status)
+    """The refusal as JSON-RPC error (what MCP clients read) and as ``detail`` (what every amem error has)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": REFUSED, "message": f"amem refused the request ({status}): {detail}"},
+        "detail": detail,
+    }
+    response = JsonResponse(body, status=status)
     for name, value in headers.items():
         response[name] = value
     return response

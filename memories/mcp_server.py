@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from pydantic import ValidationError
 
 API_PREFIX = "/api/v1"
 TIMEOUT_S = 60.0  # a full add_memory makes model calls
@@ -97,9 +99,38 @@ def _given(**fields: Any) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
+def amem_version() -> str:
+    try:
+        return version("amem")
+    except PackageNotFoundError:  # a checkout run without `pip install -e .`
+        return "0+unknown"
+
+
+class AmemMcpServer(MCPServer):
+    """The SDK's server, with arguments refused in plain words ("query: required") instead of pydantic's dump."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"{name}: {_argument_problems(cause)}") from None
+
+
+def _argument_problems(error: ValidationError) -> str:
+    problems = []
+    for found in error.errors():
+        where = ".".join(str(part) for part in found["loc"]) or "arguments"
+        problems.append(f"{where}: required" if found["type"] == "missing" else f"{where}: {found['msg'].lower()}")
+    return "; ".join(problems)
+
+
 def build_server(api: AmemApi) -> MCPServer:
-    server = MCPServer(
+    server = AmemMcpServer(
         "amem",
+        version=amem_version(),
         instructions=(
             "Long-term memory for this agent. Search before answering questions about the user or past "
             "work; add durable facts and preferences; after a conversation turn, pass it to "
@@ -114,7 +145,7 @@ def build_server(api: AmemApi) -> MCPServer:
         subjects: list[str] | None = None,
         sources: list[str] | None = None,
         note_type: str | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Remember a fact (full pipeline: dedup, keywords, links). scope: private (default) or shared;
         subjects: the people it is about; note_type: memory or knowledge."""
         body = _given(text=text, scope=scope, subjects=subjects, sources=sources, note_type=note_type)
@@ -127,7 +158,7 @@ def build_server(api: AmemApi) -> MCPServer:
         scope: str | None = None,
         subjects: list[str] | None = None,
         sources: list[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Record an event cheaply (no model call, no dedup). context: what it answers or where it happened."""
         body = _given(text=text, context=context, scope=scope, subjects=subjects, sources=sources)
         return await api.call("POST", "/memories/episodic", body)
@@ -138,47 +169,47 @@ def build_server(api: AmemApi) -> MCPServer:
         limit: int | None = None,
         subject: str | None = None,
         topics_filter: list[str] | None = None,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Find memories: hybrid dense + keyword search, then notes linked to the matches (via: link)."""
         body = _given(query=query, limit=limit, subject=subject, topics_filter=topics_filter)
         return await api.call("POST", "/memories/search", body)
 
     @server.tool()
-    async def memory_get(memory_id: str) -> dict:
+    async def memory_get(memory_id: str) -> dict[str, Any]:
         """One memory by id, with the ids it links to."""
         return await api.call("GET", f"/memories/{_id(memory_id)}")
 
     @server.tool()
-    async def memory_update(memory_id: str, text: str) -> dict:
+    async def memory_update(memory_id: str, text: str) -> dict[str, Any]:
         """Replace a memory's text; the old text stays in its history."""
         return await api.call("PATCH", f"/memories/{_id(memory_id)}", {"text": text})
 
     @server.tool()
-    async def memory_forget(memory_id: str) -> dict:
+    async def memory_forget(memory_id: str) -> dict[str, Any]:
         """Retire a memory: it leaves every search, its history stays (a person can undo it)."""
         return await api.call("DELETE", f"/memories/{_id(memory_id)}")
 
     @server.tool()
-    async def memory_process_turn(messages: list[dict[str, str]], sources: list[str] | None = None) -> dict:
+    async def memory_process_turn(messages: list[dict[str, str]], sources: list[str] | None = None) -> dict[str, Any]:
         """After a turn: pass the latest messages ({role, content}); the memory adds, updates or retires
         at most three facts and reports each."""
         return await api.call("POST", "/turns", _given(messages=messages, sources=sources))
 
     @server.tool()
-    async def memory_count() -> dict:
+    async def memory_count() -> dict[str, Any]:
         """How many memories this agent can read."""
         return await api.call("GET", "/memories/count")
 
     # --- memory layers (docs/memory-layers.md) ---------------------------------------
 
     @server.tool()
-    async def recall(query: str, token_budget: int | None = None, subject: str | None = None) -> dict:
+    async def recall(query: str, token_budget: int | None = None, subject: str | None = None) -> dict[str, Any]:
         """What to know right now: core memory, relevant notes and facts, the latest episode, packed
         into token_budget tokens ("text" is ready to prepend to a prompt)."""
         return await api.call("POST", "/recall", _given(query=query, token_budget=token_budget, subject=subject))
 
     @server.tool()
-    async def core_memory_read(name: str | None = None, subject: str | None = None) -> dict:
+    async def core_memory_read(name: str | None = None, subject: str | None = None) -> dict[str, Any]:
         """Core memory blocks (all, or the one called name); subject: the person a block is about."""
         query = _query(subject=subject)
         if name is None:
@@ -186,44 +217,44 @@ def build_server(api: AmemApi) -> MCPServer:
         return await api.call("GET", f"/core/{_block(name)}{query}")
 
     @server.tool()
-    async def core_memory_replace(name: str, path: str, value: Any, subject: str | None = None) -> dict:
+    async def core_memory_replace(name: str, path: str, value: Any, subject: str | None = None) -> dict[str, Any]:
         """Set the value at a dot path of a core block ("a.b.0"; "" = the whole block). Size-limited."""
         body = _given(path=path, value=value, subject=subject)
         body["value"] = value  # null is a value here
         return await api.call("POST", f"/core/{_block(name)}/replace", body)
 
     @server.tool()
-    async def core_memory_append(name: str, path: str, value: Any, subject: str | None = None) -> dict:
+    async def core_memory_append(name: str, path: str, value: Any, subject: str | None = None) -> dict[str, Any]:
         """Append a value to the list at a dot path of a core block (a missing key becomes a list)."""
         body = _given(path=path, value=value, subject=subject)
         body["value"] = value
         return await api.call("POST", f"/core/{_block(name)}/append", body)
 
     @server.tool()
-    async def graph_query(entity: str, depth: int | None = None, as_of: str | None = None) -> dict:
+    async def graph_query(entity: str, depth: int | None = None, as_of: str | None = None) -> dict[str, Any]:
         """Facts (subject, relation, object, validity) within depth hops (1–3) of entity, now or as_of (ISO)."""
         return await api.call("GET", f"/facts{_query(entity=entity, depth=depth, as_of=as_of)}")
 
     @server.tool()
     async def graph_add(
         subject: str, relation: str, object: str, valid_from: str | None = None, sources: list[str] | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Record a fact; a contradicting current one (lives_in, works_at, …) is closed, not deleted."""
         body = _given(subject=subject, relation=relation, object=object, valid_from=valid_from, sources=sources)
         return await api.call("POST", "/facts", body)
 
     @server.tool()
-    async def episode_recall(query: str | None = None, limit: int | None = None) -> dict:
+    async def episode_recall(query: str | None = None, limit: int | None = None) -> dict[str, Any]:
         """Session summaries: by topic (query) or the most recent ones."""
         return await api.call("GET", f"/episodes{_query(query=query, limit=limit)}")
 
     @server.tool()
-    async def episode_close(session: str) -> dict:
+    async def episode_close(session: str) -> dict[str, Any]:
         """Close a conversation session now: writes its summary (decisions, open items, topics, mood)."""
         return await api.call("POST", "/episodes/close", {"session": session})
 
     @server.tool()
-    async def memory_reflect() -> dict:
+    async def memory_reflect() -> dict[str, Any]:
         """Reflect now over the memories written since the last reflection: what recurs, what changed,
         what is still open. Writes one reflection memory citing them ("nothing_new" if too few)."""
         return await api.call("POST", "/reflect")

@@ -57,8 +57,6 @@ ROLES: tuple[str, ...] = (
 )
 LOCALES: tuple[str, ...] = ("en", "zh")
 
-_warned_providers: set[str] = set()
-
 
 @dataclass(frozen=True)
 class TierConfig:
@@ -119,7 +117,9 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
 
     # Fast tier.
     fast_provider_raw = pick("AMEM_LLM_PROVIDER", "provider")
-    fast_provider = _normalise_provider(fast_provider_raw) if fast_provider_raw else _default_provider(env)
+    fast_provider = (
+        _normalise_provider("AMEM_LLM_PROVIDER", fast_provider_raw) if fast_provider_raw else _default_provider(env)
+    )
     fast_model = pick("AMEM_LLM_MODEL", "model") or DEFAULT_MODELS[fast_provider]
     fast_base = pick("AMEM_LLM_BASE_URL", "base_url") or _provider_base_url(env, fast_provider)
     fast_key = _clean(env.get("AMEM_LLM_API_KEY")) or _provider_key(env, fast_provider)
@@ -140,7 +140,9 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
         or _clean(strong_block.get("provider"))
         or _clean(configured.get("strong_provider"))
     )
-    strong_provider = _normalise_provider(strong_provider_raw) if strong_provider_raw else fast_provider
+    strong_provider = (
+        _normalise_provider("AMEM_LLM_STRONG_PROVIDER", strong_provider_raw) if strong_provider_raw else fast_provider
+    )
     same = strong_provider == fast_provider
     strong_model = (
         _clean(env.get("AMEM_LLM_STRONG_MODEL"))
@@ -169,12 +171,10 @@ def resolve_llm_config(env: Mapping[str, str], configured: Mapping[str, Any]) ->
 
     crud_role = (pick("AMEM_LLM_CRUD_ROLE", "crud_role") or "fast").lower()
     if crud_role not in ("fast", "strong"):
-        log.warning("AMEM_LLM_CRUD_ROLE=%r is not fast|strong; using fast", crud_role)
-        crud_role = "fast"
+        raise ValueError(f"AMEM_LLM_CRUD_ROLE={crud_role!r} is not fast or strong")
     locale = (pick("AMEM_PROMPT_LOCALE", "prompt_locale") or "en").lower()
     if locale not in LOCALES:
-        log.warning("AMEM_PROMPT_LOCALE=%r is not en|zh; using en", locale)
-        locale = "en"
+        raise ValueError(f"AMEM_PROMPT_LOCALE={locale!r} is not one of {', '.join(LOCALES)}")
     return LlmConfig(fast=fast, strong=strong, crud_role=crud_role, prompt_locale=locale)
 
 
@@ -203,14 +203,12 @@ def _clean(value: Any) -> str:
     return str(value).strip()
 
 
-def _normalise_provider(raw: str) -> str:
+def _normalise_provider(name: str, raw: str) -> str:
+    """A provider amem knows, or start-up stops naming the variable (a guess would send every call astray)."""
     provider = raw.strip().lower()
-    if provider in PROVIDERS:
-        return provider
-    if provider not in _warned_providers:
-        _warned_providers.add(provider)
-        log.warning("unknown LLM provider %r; treating it as anthropic", raw)
-    return "anthropic"
+    if provider not in PROVIDERS:
+        raise ValueError(f"{name}={raw!r} is not a provider amem knows: one of {', '.join(PROVIDERS)}")
+    return provider
 
 
 def _default_provider(env: Mapping[str, str]) -> str:

@@ -176,8 +176,10 @@ def get_memory(request: HttpRequest, note_id: str):
 
 @router.get("/memories/{note_id}/history", response=HistoryOut)
 def memory_history(request: HttpRequest, note_id: str):
-    """A note's history, oldest first: each change with its text before and after, who made it and when."""
-    note = access.get_note_for(_agent(request), note_id)
+    """A note's history, oldest first: each change with its text before and after, who made it and when.
+
+    A retired note's history stays readable (its last event says who retired it and why)."""
+    note = access.get_note_for(_agent(request), note_id, retired=True)
     events = note.events.order_by("created_at", "pk")
     return {
         "id": str(note.pk),

@@ -91,6 +91,19 @@ def test_without_a_key_or_with_a_wrong_one_the_answer_is_401(server):
     assert seen and set(seen) == {401}, seen
 
 
+def test_a_wrong_key_reaches_the_sdks_caller_with_amems_reason(server):
+    async def scenario() -> str:
+        try:
+            async with connect(server, "amem_not_a_key") as client:
+                await client.list_tools()
+        except Exception as exc:  # the SDK raises its MCPError, possibly inside an exception group
+            return repr(exc)
+        return ""
+
+    said = anyio.run(scenario)
+    assert "missing, unknown or revoked API key" in said, said
+
+
 def test_a_browser_origin_not_listed_is_refused_before_anything_else(server):
     refused = _post(server, {"Authorization": f"Bearer {server.key}", "Origin": "http://evil.example"})
     assert refused.status == 403 and "AMEM_MCP_ALLOWED_ORIGINS" in refused.body["detail"]

@@ -120,6 +120,29 @@ def test_delete_and_delete_all(run):
     assert ok(run, "after_delete_all")["results"] == []
 
 
+def test_delete_all_takes_the_ids_inside_filters_as_mem0_documents(run):
+    assert ok(run, "delete_all_filters")["count"] == 1
+    assert ok(run, "after_delete_all_filters")["results"] == []
+    # An empty filter names nobody: it never retires everything.
+    assert "name whose memories to delete" in refused(run, "delete_all_empty_filters", "ValidationError")
+
+
+def test_a_deleted_memorys_history_ends_with_its_delete(run):
+    events = [e["event"] for e in ok(run, "history_deleted")]
+    assert events[0] == "ADD" and events[-1] == "DELETE"
+
+
+def test_version_is_accepted_on_search_and_get_all(run):
+    assert "results" in ok(run, "search_version")
+    assert "results" in ok(run, "get_all_version")
+
+
+def test_a_client_without_the_mem0_prefix_is_told_where_the_calls_live(run):
+    answer = run["no_prefix"]
+    assert isinstance(answer, dict) and "error" in answer, answer
+    assert '/mem0")' in answer["message"], answer
+
+
 def test_batch_update_and_delete(run):
     assert ok(run, "batch_update") == {"message": "Successfully updated 2 memories"}
     assert ok(run, "batch_delete") == {"message": "Successfully deleted 2 memories"}

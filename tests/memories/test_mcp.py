@@ -15,7 +15,7 @@ from mcp import StdioServerParameters
 from mcp.client.client import Client
 from mcp.server.mcpserver.exceptions import ToolError
 
-from memories.mcp_server import AmemApi, BadServerUrl, build_server, server_origin
+from memories.mcp_server import AmemApi, BadServerUrl, amem_version, build_server, server_origin
 from memories.models import ApiKey, Note
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,3 +248,34 @@ def test_the_layer_tools_call_the_contract_routes():
         ("POST", "/episodes/close", {"session": "s1"}),
         ("POST", "/reflect", None),
     ]
+
+
+def test_results_come_as_structured_content_beside_the_text_and_the_server_names_its_version():
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={"count": 3})
+
+    server = build_server(AmemApi("http://127.0.0.1:8000", "key", transport=httpx.MockTransport(answer)))
+
+    async def scenario():
+        async with Client(server) as client:
+            return client.server_info, await client.call_tool("memory_count", {})
+
+    info, result = anyio.run(scenario)
+    assert (info.name, info.version) == ("amem", amem_version()) and info.version
+    assert result.structured_content == {"count": 3}
+    assert json.loads(result.content[0].text) == {"count": 3}
+
+
+def test_a_missing_or_mistyped_argument_is_named_in_plain_words():
+    server = build_server(AmemApi("http://127.0.0.1:8000", "key", transport=httpx.MockTransport(lambda r: None)))
+
+    async def scenario():
+        async with Client(server) as client:
+            missing = await client.call_tool("memory_search", {})
+            mistyped = await client.call_tool("memory_search", {"query": "bike", "limit": "many"})
+            return missing, mistyped
+
+    missing, mistyped = anyio.run(scenario)
+    assert missing.is_error and missing.content[0].text == "memory_search: query: required"
+    assert mistyped.is_error and mistyped.content[0].text.startswith("memory_search: limit: input should be")
+    assert "pydantic" not in missing.content[0].text + mistyped.content[0].text

@@ -17,6 +17,7 @@ serve answers 404 naming it (amem_site/mem0_api.py).
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import json
 import uuid
@@ -288,8 +289,9 @@ def get_memory(request: HttpRequest, memory_id: str, agent_id: str | None = None
 
 @router.get("/v1/memories/{memory_id}/history/")
 def memory_history(request: HttpRequest, memory_id: str, agent_id: str | None = None):
-    """The memory's text changes, oldest first: ADD, UPDATE, DELETE."""
-    _, note = _note(request, memory_id, agent_id)
+    """The memory's text changes, oldest first: ADD, UPDATE, DELETE (a deleted memory's too)."""
+    agent = acting_agent(request, agent_id)
+    note = access.get_note_for(agent, memory_id, retired=True)
     return shapes.history(note, note.events.all().order_by("created_at", "pk"))
 
 
@@ -376,6 +378,7 @@ def delete_memory(request: HttpRequest, memory_id: str, agent_id: str | None = N
 
 
 class DeleteAllQuery(Schema):
+    filters: str | None = Field(default=None, max_length=2000)
     user_id: str | None = Field(default=None, max_length=200)
     agent_id: str | None = Field(default=None, max_length=64)
     run_id: str | None = Field(default=None, max_length=200)
@@ -388,15 +391,39 @@ class DeleteAllQuery(Schema):
 def delete_all(request: HttpRequest, query: Query[DeleteAllQuery]):
     """Retire every memory of the agent about ``user_id`` and/or in ``run_id`` (at least one of those or
     ``agent_id`` must be named: an empty call never retires everything)."""
-    _refuse_unsupported({"app_id": query.app_id})
-    if not (query.user_id or query.agent_id or query.run_id):
+    filters = _query_filters(query.filters)
+    user = _entity(query.user_id, filters, "user_id")
+    agent_id = _entity(query.agent_id, filters, "agent_id")
+    run = _entity(query.run_id, filters, "run_id")
+    _refuse_unsupported({"app_id": query.app_id or mem0_filters.plain_value(filters, "app_id")})
+    if not (user or agent_id or run):
         raise InvalidInput("user_id, agent_id or run_id: name whose memories to delete")
-    agent = acting_agent(request, query.agent_id)
-    notes = _owned(agent, user=query.user_id, run=query.run_id)
-    doomed = [n.pk for n in notes.iterator() if not query.user_id or query.user_id in (n.subjects or [])]
+    agent = acting_agent(request, agent_id)
+    notes = _owned(agent, user=user, run=run)
+    doomed = [n.pk for n in notes.iterator() if not user or user in (n.subjects or [])]
     for note_id in doomed:
         edit.retire_memory(note_id, agent, reason="mem0")
     return {"message": "Memories deleted successfully!", "count": len(doomed)}
+
+
+def _query_filters(raw: str | None) -> dict[str, Any] | None:
+    """``filters`` in a query string: JSON, or the Python dict mem0's client writes there
+    (``delete_all(filters={"user_id": "bob"})`` sends ``filters={'user_id': 'bob'}``)."""
+    if raw is None:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        try:
+            value = ast.literal_eval(raw)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = None
+    if not isinstance(value, dict):
+        raise InvalidInput('filters: not an object of entity ids, e.g. {"user_id": "bob"}')
+    unknown = sorted(set(value) - {"user_id", "agent_id", "run_id", "app_id"})
+    if unknown:
+        raise InvalidInput(f"filters: delete_all takes only entity ids (user_id, agent_id, run_id), not {unknown}")
+    return value
 
 
 def _writable(agent: Agent, ids: Iterable[str]) -> list[Note]:

@@ -87,6 +87,7 @@ class SearchIn(Mem0Schema):
     latest_only: StrictBool | None = None
     show_expired: StrictBool | None = None
     reference_date: Any = None
+    version: StrictStr | None = None  # "v2" in much mem0 code: amem has one search, so any version means it
     org_id: StrictStr | None = None
     project_id: StrictStr | None = None
 
@@ -99,6 +100,7 @@ class GetAllIn(Mem0Schema):
     latest_only: StrictBool | None = None
     show_expired: StrictBool | None = None
     fields: list[StrictStr] | None = None
+    version: StrictStr | None = None
     org_id: StrictStr | None = None
     project_id: StrictStr | None = None
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import logging
+import re
 
 import pytest
 
@@ -120,16 +120,19 @@ def test_provider_value_is_stripped_and_lowercased() -> None:
     assert resolve_llm_config({"AMEM_LLM_PROVIDER": " OpenAI "}, {}).fast.provider == "openai"
 
 
-def test_unknown_provider_warns_once_and_means_anthropic(
-    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(llm_config, "_warned_providers", set())
-    with caplog.at_level(logging.WARNING, logger="engine.llm.config"):
-        first = resolve_llm_config({"AMEM_LLM_PROVIDER": "mistral"}, {})
-        resolve_llm_config({"AMEM_LLM_PROVIDER": "mistral"}, {})
-    assert first.fast.provider == "anthropic"
-    assert first.fast.model == "claude-sonnet-4-6"
-    assert [r.message for r in caplog.records].count("unknown LLM provider 'mistral'; treating it as anthropic") == 1
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"AMEM_LLM_PROVIDER": "mistral"}, "AMEM_LLM_PROVIDER='mistral'"),
+        ({"AMEM_LLM_STRONG_PROVIDER": "gemini"}, "AMEM_LLM_STRONG_PROVIDER='gemini'"),
+        ({"AMEM_LLM_CRUD_ROLE": "best"}, "AMEM_LLM_CRUD_ROLE='best'"),
+        ({"AMEM_PROMPT_LOCALE": "fr"}, "AMEM_PROMPT_LOCALE='fr'"),
+    ],
+)
+def test_an_unknown_choice_stops_start_up_naming_the_variable(env: dict[str, str], named: str) -> None:
+    # docs/configuration.md: a bad value stops start-up; a guess would send every call astray.
+    with pytest.raises(ValueError, match=re.escape(named)):
+        resolve_llm_config({**KEY, **env}, {})
 
 
 def test_provider_none_is_offline_even_with_a_key() -> None:
@@ -184,9 +187,9 @@ def test_env_strong_model_beats_configured_strong_block() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "tier"), [("", "fast"), ("fast", "fast"), ("strong", "strong"), ("STRONG", "strong"), ("best", "fast")]
+    ("value", "tier"), [("", "fast"), ("fast", "fast"), ("strong", "strong"), ("STRONG", "strong")]
 )
-def test_crud_role_picks_the_tier_and_unknown_means_fast(value: str, tier: str) -> None:
+def test_crud_role_picks_the_tier(value: str, tier: str) -> None:
     # B103 (resolution part)
     config = resolve_llm_config({**KEY, "AMEM_LLM_CRUD_ROLE": value}, {})
     assert config.tier_name_for("crud") == tier
@@ -201,7 +204,6 @@ def test_prompt_locale_comes_from_env_or_configured_and_defaults_to_en() -> None
     assert resolve_llm_config(KEY, {}).prompt_locale == "en"
     assert resolve_llm_config({**KEY, "AMEM_PROMPT_LOCALE": "zh"}, {}).prompt_locale == "zh"
     assert resolve_llm_config(KEY, {"prompt_locale": "ZH"}).prompt_locale == "zh"
-    assert resolve_llm_config({**KEY, "AMEM_PROMPT_LOCALE": "fr"}, {}).prompt_locale == "en"
 
 
 def test_api_keys_never_appear_in_the_config_repr() -> None:

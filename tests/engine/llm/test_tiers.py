@@ -126,8 +126,8 @@ def test_fast_roles_use_cheap_and_merge_and_judge_use_strong(make_llm: MakeLLM, 
     ]
 
 
-@pytest.mark.parametrize(("role_value", "model"), [("", "cheap-1"), ("strong", "strong-1"), ("huge", "cheap-1")])
-def test_crud_uses_fast_by_default_strong_on_request_and_fast_when_unrecognised(
+@pytest.mark.parametrize(("role_value", "model"), [("", "cheap-1"), ("strong", "strong-1")])
+def test_crud_uses_fast_by_default_and_strong_on_request(
     make_llm: MakeLLM, fake_llm: FakeLLMServer, role_value: str, model: str
 ) -> None:
     # B103
