@@ -1,6 +1,6 @@
 """The sweep's candidate pairs on a real-chat store, for blind labelling.
 
-    AMEM_KDCONV=/tmp/kdconv .venv/bin/python -m bench.curation.candidates STORE --out DIR
+    KDCONV_DATA=/tmp/kdconv .venv/bin/python -m bench.curation.candidates STORE --out DIR
 
 Writes STORE through the JSON API (offline, one agent, the rows' own dates; bench/curation/stores.py),
 then lists every pair the nightly sweep would weigh (each note against its ``sweep_neighbours``

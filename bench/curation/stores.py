@@ -11,7 +11,7 @@ Sources (public; offline evaluation only):
 * LoCoMo (snap-research/LoCoMo, CC BY-NC 4.0): ten long multi-session chats in English;
 * MADial-Bench (MIT): Chinese and English chats of a user with an assistant, and Chinese memory events;
 * KdConv (thu-coai/KdConv, Apache-2.0): Chinese chat about films, music and travel. Not in
-  the repository; ``AMEM_KDCONV`` names a folder holding its ``film/``, ``music/`` and ``travel/``.
+  the repository; ``KDCONV_DATA`` names a folder holding its ``film/``, ``music/`` and ``travel/``.
 
 The split is by source and by conversation: the ``fit`` store's chats are never in a ``held`` store.
 """
@@ -105,10 +105,10 @@ def madial_events(users: range) -> list[dict]:
 
 
 def kdconv_turns(domain: str, part: str, limit: int) -> list[dict]:
-    folder = Path(os.environ.get("AMEM_KDCONV", "/tmp/kdconv"))
+    folder = Path(os.environ.get("KDCONV_DATA", "/tmp/kdconv"))
     path = folder / domain / f"{part}.json"
     if not path.exists():
-        raise SystemExit(f"KdConv not found at {path}: set AMEM_KDCONV to a folder with film/, music/, travel/")
+        raise SystemExit(f"KdConv not found at {path}: set KDCONV_DATA to a folder with film/, music/, travel/")
     rows: list[dict] = []
     for index, dialogue in enumerate(json.loads(path.read_text(encoding="utf-8"))):
         at = T0 + dt.timedelta(days=index)
