@@ -70,8 +70,19 @@ def post_worker_init(worker):
     for sock in worker.sockets:
         address = sock.getsockname()
         if isinstance(address, tuple):
-            server_record.write(settings.AMEM_DATA_DIR, address[0], address[1])
+            url = server_record.write(settings.AMEM_DATA_DIR, address[0], address[1])
+            threading.Thread(target=_say_ready, args=(url,), name="amem-ready", daemon=True).start()
             break
+
+
+def _say_ready(url: str) -> None:
+    """One line once commands can find this server and a write waits for nothing: then it is ready."""
+    import sys
+
+    from engine import runtime
+
+    if runtime.wait_until_takes_writes(timeout=600):
+        print(f"amem: ready on {url} (commands find it; writes are taken now)", file=sys.stderr, flush=True)
 
 
 def worker_exit(server, worker):

@@ -58,6 +58,9 @@ def healthz(request):
     checks = {"database": _database_ok(), "index": _index_ok(), "cache": not cache_problem}
     ok = all(checks.values())
     body: dict = {"status": "ok" if ok else "degraded", **checks}
+    if not runtime.takes_writes():
+        # Up, but a write would wait for the embedding model (seconds after a start): not ready yet.
+        body["status"], body["model"], ok = "starting", False, False
     if "deep" in request.GET and checks["database"]:
         problems, body["deep"] = _deep(checks["index"])
         body["deep"]["cache"] = {"kind": "redis" if settings.AMEM_CACHE_URL else "memory", "ok": not cache_problem}

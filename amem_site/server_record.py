@@ -16,12 +16,14 @@ from pathlib import Path
 FILE = "server.json"
 
 
-def write(data_dir: Path, host: str, port: int) -> None:
+def write(data_dir: Path, host: str, port: int) -> str:
+    """Record where this server listens; its URL."""
     host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     record = {"url": f"http://{host}:{port}", "pid": os.getpid()}
     tmp = data_dir / f".{FILE}.tmp"
     tmp.write_text(json.dumps(record))
     tmp.replace(data_dir / FILE)
+    return record["url"]
 
 
 def remove(data_dir: Path) -> None:

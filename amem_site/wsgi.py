@@ -30,10 +30,14 @@ def _own_the_index() -> None:
     # The server answers once the index is open (short inputs need no PyTorch, onnx_encoder.py);
     # the full model loads meanwhile, so the first big batch (a write's recipes, the outbox after
     # a crash, an import) does not pay the import in a request.
-    threading.Thread(target=_warm_model, name="amem-model-warm-up", daemon=True).start()
+    # /healthz says "starting" (503) until it is loaded: ready means ready to take a write.
+    from engine import runtime
+
+    done = runtime.begin_warm_up()
+    threading.Thread(target=_warm_model, args=(done,), name="amem-model-warm-up", daemon=True).start()
 
 
-def _warm_model() -> None:
+def _warm_model(done: threading.Event) -> None:
     from engine import runtime
     from engine.errors import AmemError
 
@@ -41,6 +45,8 @@ def _warm_model() -> None:
         runtime.embedder().warm()
     except AmemError as exc:  # said once here; the first write that needs the model says it again
         logging.getLogger("amem_site.wsgi").warning("embedding model not loaded at start-up: %s", exc)
+    finally:
+        done.set()
 
 
 _own_the_index()

@@ -22,6 +22,25 @@ _model_override: str | None = None
 _llm: LLM | None = None
 _llm_recorder: Recorder | None = None  # set by the memories app (memories/apps.py)
 _lock = threading.Lock()
+# Set by the serving process once the model a write needs is loaded (amem_site/wsgi.py); a
+# process that never warms up (a command, a test) is not waiting for anything.
+_warm_up: threading.Event | None = None
+
+
+def begin_warm_up() -> threading.Event:
+    global _warm_up
+    _warm_up = threading.Event()
+    return _warm_up
+
+
+def takes_writes() -> bool:
+    """Whether a write would be answered without waiting for a model load."""
+    return _warm_up is None or _warm_up.is_set()
+
+
+def wait_until_takes_writes(timeout: float) -> bool:
+    warm_up = _warm_up
+    return warm_up is None or warm_up.wait(timeout)
 
 
 def embedder() -> Embedder:

@@ -495,6 +495,19 @@ def report(results: dict, out) -> None:
         for key in ("tune", "held"):
             if key in notes:
                 out(f"{key}: reasons " + "; ".join(f"{k} {v}" for k, v in notes[key]["per_reason"].items()))
+    for store in results.get("real_scale", []):
+        out(f"\nScale on {store['store']}: {store['notes']} notes, {store['planted']} planted changes")
+        out(f"  writes: {store['write_outcomes']} in {store['write_seconds']} s")
+        out(
+            f"  {'night':>5} {'reached':>7} {'cards':>5} {'true':>5} {'share':>5} {'false/200':>9} {'queued':>6} {'s':>6}  verdicts"
+        )
+        for n in store["nights"]:
+            out(
+                f"  {n['night']:5} {n['planted_reached']:7} {n['cards']:5} {n['cards_true']:5} "
+                f"{n['true_share'] if n['true_share'] is not None else '-':>5} {n['false_conflicts_per_200']:9} "
+                f"{n['queued_share']:6} {n['night_seconds']:6}  {n['verdicts']}"
+            )
+        store.pop("cards", None)
     if scale:
         out("\nScale: real chat through the API, planted changes, then the nightly jobs")
         for key, value in scale.items():
@@ -514,6 +527,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", choices=("all", *sets.SPLITS), default="all", help="replay only these rows")
     parser.add_argument("--limit", type=int, default=0, help="at most this many rows per part (0: all)")
     parser.add_argument("--scale-notes", type=int, default=2000, help="LoCoMo observations in the scale store")
+    parser.add_argument(
+        "--stores",
+        default="",
+        help="scale on these real-chat stores instead (comma-separated: bench/curation/stores.py), night after night",
+    )
+    parser.add_argument("--nights", type=int, default=3, help="nights of jobs on each real-chat store")
+    parser.add_argument("--cards", type=Path, help="with --stores: write every card of the last night to this file")
     parser.add_argument("--data-dir", default="", help="scratch folder (default: a new temporary one)")
     parser.add_argument("--json", type=Path, help="write every number to this file")
     args = parser.parse_args(argv)
@@ -538,7 +558,14 @@ def main(argv: list[str] | None = None) -> int:
         results["pairs"] = score_pairs(replay_pairs(chosen(sets.pairs(splits)), log))
     if "notes" in parts:
         results["notes"] = score_notes(replay_notes(chosen(sets.notes(splits)), log))
-    if "scale" in parts:
+    if "scale" in parts and args.stores:
+        from bench.curation import real_scale
+
+        results["real_scale"] = [real_scale.replay(s.strip(), args.nights, log) for s in args.stores.split(",")]
+        if args.cards:
+            cards = [{**c, "store": r["store"]} for r in results["real_scale"] for c in r.pop("cards")]
+            args.cards.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cards), encoding="utf-8")
+    elif "scale" in parts:
         results["scale"] = replay_scale(args.scale_notes, log)
     results["seconds"] = round(time.monotonic() - started, 1)
     results["llm_calls"] = llm_outcomes()

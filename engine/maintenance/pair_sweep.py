@@ -4,16 +4,18 @@ The write path triages a new note only against the notes it resembles and its li
 candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days." can sit below
 that, and a note typed as knowledge was once never compared at all. At night each active
 memory or knowledge note changed since its last scan is compared, by its stored vector, with
-its ``sweep_neighbours`` nearest notes of the agent (no similarity floor), older note first.
+its ``sweep_neighbours`` nearest notes of the agent at or above the similarity floor
+(``pair_weights.FLOOR``, chosen where the fit store's planted changes lie), older note first.
 The pair judge (engine/judgments/triage.py) decides what a person sees:
 
 * a likely change opens a ConflictPair (``opened_by = "rules"``);
 * a possible change, or one fact said twice, puts the newer note in the merge queue as a pair
   with its guess and reason (unless it already waits or is in a conflict);
 
-at most ``review_budget`` new cards per agent a night, the likeliest change first; notes whose
-pairs did not fit stay unscanned and come first the next night. Nothing is merged, retired or
-cleared here.
+at most ``review_budget`` new cards per agent a night, the likeliest change first, and at most
+one card per note a night (on a real store one long chat turn otherwise sat in nine cards); notes
+whose pairs did not fit stay unscanned and come first the next night. Nothing is merged, retired
+or cleared here.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.annotations import conflicts
-from engine.judgments import triage
+from engine.judgments import pair_weights, triage
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
 from memories import access
@@ -52,6 +54,8 @@ def run(step: Step) -> None:
         sims = matrix @ matrix[i]
         sims[i] = -np.inf
         for j in np.argpartition(-sims, k - 1)[:k]:
+            if sims[j] < pair_weights.FLOOR:
+                continue  # too far apart to be one fact or its change (docs/benchmarks.md)
             older, newer = _in_time_order(kept[int(j)], kept[i])
             if (older.pk, newer.pk) in known or not access.can_write(agent_id, older):
                 continue
@@ -65,14 +69,17 @@ def run(step: Step) -> None:
     found.sort(key=lambda t: -(t.guess.change if t.guess else 0.0))
     opened = 0
     deferred: set[object] = set()
+    carded: set[object] = set()  # notes in a card opened tonight
     for judged in found:
         newer = newer_of[id(judged)]
-        if opened >= step.cfg.review_budget:
+        assert judged.other is not None
+        if opened >= step.cfg.review_budget or {newer.pk, judged.other.pk} & carded:
             deferred.add(newer.pk)
             step.count("deferred")
             continue
         if _open(step, judged, newer):
             opened += 1
+            carded |= {newer.pk, judged.other.pk}
     _stamp([kept[i] for i in fresh if kept[i].pk not in deferred])
     step.count("scanned", len(fresh))
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -35,3 +37,23 @@ def test_the_server_leaves_no_control_socket_in_the_home(tmp_path_factory):
         server.drop()
     assert not (home / ".gunicorn").exists()
     assert [p.name for p in home.iterdir()] in ([], [".cache"])
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_once_healthz_says_ready_writes_wait_for_nothing_and_the_ready_line_is_printed(tmp_path_factory, backend):
+    # /healthz answers 200 only once the embedding model a write needs is loaded (before, 503
+    # "starting"): the first write came 12-19 s after "ready" when ready meant "answers a search".
+    server = start_server(tmp_path_factory, backend)
+    try:
+        assert f"amem: ready on {server.url}" in server.read_log()
+        texts = [f"Concurrent first write number {i} after the start" for i in range(8)]
+        with ThreadPoolExecutor(8) as pool:
+            started = time.monotonic()
+            answers = list(pool.map(lambda text: server.call("POST", "/api/v1/memories", {"text": text}), texts))
+            took = time.monotonic() - started
+        assert [a.status for a in answers] == [201] * 8, [a.body for a in answers]
+        assert took < 30, f"8 first writes took {took:.1f} s"
+        out = server.manage("amem_search", "--agent", "alice", "concurrent first write")
+        assert "Concurrent first write" in out
+    finally:
+        server.drop()
