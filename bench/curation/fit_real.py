@@ -170,9 +170,6 @@ def main(argv: list[str] | None = None) -> int:
         p_plant_fit = scores(x_plant[fit_plant], names, change)
         # A possible change waits for a person down to where 0.9 of the fit store's planted changes lie.
         cut["ASK_AT"] = round(min(cut["CHANGE_AT"], float(np.quantile(p_plant_fit, 0.1))), 4)
-        # The floor: below the least similar fit-store planted change but one (rounded down to 0.05).
-        sims = sorted(p["similarity"] for p, keep in zip(plants, fit_plant, strict=True) if keep)
-        cut["FLOOR"] = float(np.floor(sims[1] * 20) / 20) if len(sims) > 1 else 0.0
         write(change, same, cut)
         print(f"wrote {WEIGHTS}")
     else:
@@ -181,7 +178,6 @@ def main(argv: list[str] | None = None) -> int:
             "CHANGE_AT": pair_weights.CHANGE_AT,
             "ASK_AT": pair_weights.ASK_AT,
             "SAME_AT": pair_weights.SAME_AT,
-            "FLOOR": pair_weights.FLOOR,
         }
     print(f"thresholds: {cut}")
     report(real, plants, cur, stores, x_real, x_plant, x_cur, x_store, names, change, same, cut)
@@ -194,10 +190,9 @@ def report(real, plants, cur, stores, x_real, x_plant, x_cur, x_store, names, ch
         f"\n{'store':24} {'notes':>5} {'cands':>6} | {'>=conf /200':>11} {'>=ask /200':>10} | planted: {'n':>3} {'conf':>4} {'ask':>4} {'rank<=25':>8} {'<=75':>5}"
     )
     for store, (rows, notes) in stores.items():
-        above = np.array([r["similarity"] >= cut["FLOOR"] for r in rows])
-        p = np.where(above, scores(x_store[store], names, change), 0.0)
+        p = scores(x_store[store], names, change)
         mine = [i for i, r in enumerate(plants) if r["store"] == store]
-        pp = np.where([plants[i]["similarity"] >= cut["FLOOR"] for i in mine], p_plant[mine], 0.0)
+        pp = p_plant[mine]
         ranks = [int((p > v).sum()) + 1 for v in pp]
         print(
             f"{store:24} {notes:5} {len(rows):6} | {(p >= cut['CHANGE_AT']).sum() / notes * 200:11.2f} "
@@ -245,7 +240,6 @@ def write(change: dict[str, float], same: dict[str, float], cut: dict[str, float
         f"CHANGE_AT = {cut['CHANGE_AT']!r}  # a conflict: at most {FALSE_PER_200} fit-store candidates per 200 notes above it",
         f"ASK_AT = {cut['ASK_AT']!r}  # a pair waits for a person: 0.9 of the fit store's planted changes above it",
         f"SAME_AT = {cut['SAME_AT']!r}  # offered as one fact: at least {SAME_PRECISION} precision on the calibrate authors",
-        f"FLOOR = {cut['FLOOR']!r}  # the sweep compares no pair less similar than this (the fit store's planted changes)",
         "",
     ]
     WEIGHTS.write_text("\n".join(lines), encoding="utf-8")

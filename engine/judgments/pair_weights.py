@@ -63,4 +63,3 @@ SAME: dict[str, float] = {
 CHANGE_AT = 0.7424  # a conflict: at least 0.8 precision on the tuning rows
 ASK_AT = 0.3086  # a pair waits for a person: 0.92 of the tuning rows' contradictions
 SAME_AT = 1.0  # offered as one fact: at least 0.85 precision on the tuning rows
-FLOOR = 0.0  # the sweep compares no pair less similar than this

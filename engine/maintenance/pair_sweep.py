@@ -4,8 +4,10 @@ The write path triages a new note only against the notes it resembles and its li
 candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days." can sit below
 that, and a note typed as knowledge was once never compared at all. At night each active
 memory or knowledge note changed since its last scan is compared, by its stored vector, with
-its ``sweep_neighbours`` nearest notes of the agent at or above the similarity floor
-(``pair_weights.FLOOR``, chosen where the fit store's planted changes lie), older note first.
+its ``sweep_neighbours`` nearest notes of the agent — nearest by the stored vectors' cosine plus
+the words they share (engine/maintenance/lexical.py), older note first. No similarity floor:
+on real stores nearly every such neighbour has a cosine above 0.35 while planted changes sit as
+low as 0.36 (docs/benchmarks.md, "Review queues on real stores").
 The pair judge (engine/judgments/triage.py) decides what a person sees:
 
 * a likely change opens a ConflictPair (``opened_by = "rules"``);
@@ -25,8 +27,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.annotations import conflicts
-from engine.judgments import pair_weights, triage
-from engine.maintenance import vectors
+from engine.judgments import triage
+from engine.maintenance import lexical, vectors
 from engine.maintenance.runner import Step
 from memories import access
 from memories.models import ConflictPair, Note, NoteEvent
@@ -49,13 +51,13 @@ def run(step: Step) -> None:
     found: list[triage.Triage] = []
     newer_of: dict[int, Note] = {}
     k = min(step.cfg.sweep_neighbours, len(kept) - 1)
+    words = lexical.rows(kept)
     for i in fresh:
         step.advance()
         sims = matrix @ matrix[i]
-        sims[i] = -np.inf
-        for j in np.argpartition(-sims, k - 1)[:k]:
-            if sims[j] < pair_weights.FLOOR:
-                continue  # too far apart to be one fact or its change (docs/benchmarks.md)
+        nearness = sims + lexical.similarities(words, i, len(kept))
+        nearness[i] = -np.inf
+        for j in np.argpartition(-nearness, k - 1)[:k]:
             older, newer = _in_time_order(kept[int(j)], kept[i])
             if (older.pk, newer.pk) in known or not access.can_write(agent_id, older):
                 continue
