@@ -213,12 +213,17 @@ def build(
         notes.drop_last()
         bundle.text = _render(core_lines, notes, fact_lines, episode_lines)
     bundle.tokens = tokens.count(bundle.text) + framing
-    for result in notes.chosen_in_order():
+    # The text is a timeline (oldest first, what an agent reads best); the list is most relevant
+    # first, with the fused score the search ranked it by: a caller that keeps only the best few
+    # or filters by relevance reads it from the top (a small store's notes by date put a 0.02
+    # cosine first and the one relevant note last).
+    for result in notes.chosen:
         bundle.notes.append(
             {
                 "id": str(result.note.pk),
                 "content": result.note.content,
                 "similarity": float(result.similarity),
+                "score": round(float(result.score), 4),
                 "created_at": result.note.created_at,
             }
         )

@@ -39,7 +39,8 @@ class CoreOut(Schema):
 class RecallNoteOut(Schema):
     id: str
     content: str
-    similarity: float
+    similarity: float  # the dense cosine
+    score: float  # the fused relevance the search ranked by (0-1): the list is most relevant first
     created_at: dt.datetime
 
 

@@ -45,7 +45,7 @@ def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
     # The shapes agreed with the OpenClaw plugin (LAYERS_API.md).
     assert set(body) == {"text", "tokens", "token_budget", "tokenizer", "core", "notes", "facts", "episode"}
     assert set(body["core"][0]) == {"name", "subject", "value"}
-    assert set(body["notes"][0]) == {"id", "content", "similarity", "created_at"}
+    assert set(body["notes"][0]) == {"id", "content", "similarity", "score", "created_at"}
     assert set(body["facts"][0]) == {"id", "subject", "relation", "object", "valid_from", "invalid_at"}
     assert set(body["episode"]) == {"id", "summary", "session", "ended_at"}
 
@@ -115,3 +115,20 @@ def test_the_latest_episode_takes_at_most_a_tenth_of_the_room(as_alice, store):
     # A budget whose tenth cannot hold a useful cut has no episode rather than a stub.
     small = as_alice.post("/recall", {"query": "launch plans", "token_budget": 200}).json()
     assert small["episode"] is None and "# Latest episode" not in small["text"]
+
+
+def test_the_notes_list_is_most_relevant_first_while_the_text_is_a_timeline(as_alice, store):
+    for i, text in enumerate(
+        [
+            "The printer on the third floor jams on Mondays.",
+            "Quarterly budget review is on the fourteenth.",
+            "Alex moved to Lisbon last spring and loves the tiled houses.",
+        ]
+    ):
+        as_alice.post("/memories", {"text": text, "occurred_at": f"2024-0{i + 1}-01T10:00:00+00:00"})
+    body = as_alice.post("/recall", {"query": "where does Alex live now? Lisbon", "token_budget": 1200}).json()
+    scores = [n["score"] for n in body["notes"]]
+    assert "Lisbon" in body["notes"][0]["content"]
+    assert scores == sorted(scores, reverse=True)
+    lines = [line for line in body["text"].splitlines() if line.startswith("- ")]
+    assert "printer" in lines[0] and "Lisbon" in lines[2]  # the notes' timeline: the newest note last
