@@ -9,9 +9,13 @@ from django.db.models import Avg, Count, Q, Sum
 from django.utils import timezone
 
 from engine.llm.usage import FELL_BACK
-from memories.models import LlmCall, Note
+from memories.models import LlmCall, NoteEvent
 
 WINDOW = timedelta(hours=24)
+# The events that write a note: its creation by any path. The dashboard's "written" counts and the
+# model cost per note written both count these, so the two agree (a dated write keeps the date it
+# tells of as created_at, which a count by created_at missed).
+WRITE_EVENTS = ("create", "import", "episode", "reflection")
 
 
 def model_calls(agent_ids: Sequence[str]) -> dict:
@@ -33,7 +37,9 @@ def model_calls(agent_ids: Sequence[str]) -> dict:
     totals = calls.aggregate(
         tokens=Sum("tokens_in") + Sum("tokens_out"), model=Count("pk", filter=~Q(outcome="offline"))
     )
-    writes = Note.objects.filter(agent_id__in=agent_ids, created_at__gte=since).count()
+    writes = NoteEvent.objects.filter(
+        action__in=WRITE_EVENTS, note__agent_id__in=agent_ids, created_at__gte=since
+    ).count()
     return {
         "roles": roles,
         "fell_back": sum(r["fell_back"] for r in roles),

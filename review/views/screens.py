@@ -26,7 +26,7 @@ from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCa
 from review import access, reasons
 from review.views import queues
 from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, note_ids_in, render
-from review.views.model_costs import model_calls
+from review.views.model_costs import WRITE_EVENTS, model_calls
 
 PAGE_SIZE = 20
 SEARCH_LIMIT = 20
@@ -42,8 +42,6 @@ FLAGS = {
     "none": Q(low_quality=False, pending_merge=False, conflict=False),
 }
 TURN_PATHS = ["episodic", "conversation"]
-# The events that write a note: its creation by any path (the dashboard counts notes written by them).
-WRITE_EVENTS = ("create", "import", "episode", "reflection")
 
 
 @login_required
