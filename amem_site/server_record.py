@@ -19,11 +19,11 @@ FILE = "server.json"
 def write(data_dir: Path, host: str, port: int) -> str:
     """Record where this server listens; its URL."""
     host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
-    record = {"url": f"http://{host}:{port}", "pid": os.getpid()}
+    url = f"http://{host}:{port}"
     tmp = data_dir / f".{FILE}.tmp"
-    tmp.write_text(json.dumps(record))
+    tmp.write_text(json.dumps({"url": url, "pid": os.getpid()}))
     tmp.replace(data_dir / FILE)
-    return record["url"]
+    return url
 
 
 def remove(data_dir: Path) -> None:

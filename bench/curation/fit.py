@@ -32,7 +32,7 @@ from bench.curation import sets
 TARGET_PRECISION = 0.80
 TARGET_REACH = 0.92
 TARGET_SAME_PRECISION = 0.85
-WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "curation" / "pair_weights.py"
+WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "pair_weights.py"
 
 
 def _model():

@@ -282,15 +282,6 @@ def keep_both_pending(
         )
 
 
-def dismiss_pending(note: Note, user, *, group: str | None = None, shown: Shown | None = None) -> NoteEvent:
-    """The flagged note adds nothing: it is retired and the flag cleared (the note it resembled stays)."""
-    _require_pending(note)
-    changes = {**_CLEAR_PENDING, "is_active": False}
-    with transaction.atomic():
-        _check_shown(shown, note)
-        return _change(note.pk, changes, actor=actor_for(user), op="dismiss", group=group or _new_group())
-
-
 def merge_preview(older: Note, newer: Note) -> str:
     """The text a "same fact" decision writes into ``older`` (what the card shows): its text
     with what ``newer`` adds, each sentence once, line breaks kept (engine/curation/merged_text.py).

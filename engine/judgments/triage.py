@@ -70,18 +70,3 @@ def assess(older: Note, text: str, similarity: float, *, subjects: Iterable[str]
     else:
         action = KEEP
     return Triage(action, older, guess, similarity)
-
-
-_RANK = {CONFLICT: 3, ASK: 2, FOLD: 1, KEEP: 0}
-
-
-def strongest(found: Iterable[Triage]) -> Triage:
-    """The pair most worth a person's look: a conflict before a question, the likelier change first."""
-    best = Triage(KEEP, None)
-    for t in found:
-        if (_RANK[t.action], t.guess.change if t.guess else 0.0) > (
-            _RANK[best.action],
-            best.guess.change if best.guess else 0.0,
-        ):
-            best = t
-    return best

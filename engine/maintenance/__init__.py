@@ -5,15 +5,20 @@ alone: similarities come from the notes' stored embeddings, changes are written
 in transactions with their ``NoteEvent`` and ``mark_dirty()``, and the web
 process re-indexes the dirty notes on its next sync (the outbox, docs/architecture.md §2).
 
-runner.py       per-agent steps, JobRun rows, the idle gate, the scheduled sequences
-vectors.py      stored embeddings → best pairs above a threshold, in chunks
-merge.py        the one merge routine (fold the loser into the winner, retire it, re-point links)
-conflicts.py    recording a contradiction as a ConflictPair
-quality.py      quality scan: too_short, expired_ephemeral, pending_conflict
-pending.py      pending_merge resolution through the evolution judge
-same_day.py     same-day merge
-consolidation.py nightly consolidation
-contradiction.py contradiction sweep
-schedules.py    the schedules, synced into django-q2 (``manage.py amem_schedules``)
-tasks.py        django-q2 entry points (stable dotted names: they are stored in the database)
+runner.py            per-agent steps, JobRun rows, the idle gate, the scheduled sequences
+vectors.py           stored embeddings → best pairs above a threshold, in chunks
+lexical.py           the words notes share (TF-IDF): the pair sweep's second way to find a pair
+merge.py             the one merge routine (fold the loser into the winner, retire it, re-point links)
+quality.py           quality scan: too short, expired reminders, vague, filler, gibberish
+text_quality.py      the quality scan's reading of one note's text
+pending.py           pending_merge resolution through the evolution judge
+same_day.py          same-day merge
+consolidation.py     nightly consolidation
+contradiction_sweep.py  contradiction sweep (with a model: batches of notes to the model)
+pair_sweep.py        contradiction sweep offline: each new note triaged against its nearest notes
+episode_close.py     closing idle conversation sessions into episodes
+periodic_reflection.py  the periodic reflection over recent memories
+heartbeat.py         the worker's heartbeat and the broker's status (/healthz?deep)
+schedules.py         the schedules, synced into django-q2 (``manage.py amem_schedules``)
+tasks.py             django-q2 entry points (stable dotted names: they are stored in the database)
 """

@@ -26,7 +26,6 @@ from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError
 from engine.index_sync import outbox
-from engine.llm.offline import keep_both
 from engine.llm.types import NoteFields
 from engine.maintenance import vectors
 from engine.maintenance.runner import Step
@@ -74,39 +73,19 @@ def plan(step: Step, winner: Note, loser: Note, merged_text: str, *, verdict: st
     return MergePlan(fold, loser, loser.revision, verdict)
 
 
-def merged_text(winner_text: str, loser_text: str) -> str:
-    """The merged text without a model: the winner's text, then the loser's sentences it lacks.
-
-    Pure and deterministic, so a reviewer's preview is exactly what their merge writes.
-    """
-    return keep_both(winner_text, loser_text)
-
-
-def decided_text(winner: Note, loser: Note) -> str:
-    """The text a merge a person decided on writes (``merged_text``, checked as a new note's text).
-
-    Raises AmemError when it cannot be stored (too long).
-    """
-    cfg = get_config()
-    return check_content(
-        merged_text(winner.content, loser.content), min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars
-    ).text
-
-
 def keep_category(fields: NoteFields, winner: Note) -> NoteFields:
     """A merge keeps the kept note's category: the merged text is that note's, grown."""
     return replace(fields, category=winner.category)
 
 
-def plan_decided(agent: Agent, winner: Note, loser: Note, text: str | None = None) -> MergePlan:
-    """The merge a person decided on (review app), writing exactly ``text`` when the reviewer
-    edited it, else ``decided_text`` — what the card previewed. The winner keeps its category.
+def plan_decided(agent: Agent, winner: Note, loser: Note, text: str) -> MergePlan:
+    """The merge a person decided on (review app), writing exactly ``text``: what the card
+    previewed (engine/curation/merged_text.py) or the reviewer's edit. The winner keeps its category.
 
     Raises AmemError when that text cannot be stored (empty, too short, too long).
     """
     cfg = get_config()
-    wanted = decided_text(winner, loser) if text is None else text
-    checked = check_content(wanted, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
+    checked = check_content(text, min_chars=cfg.quality_min_chars, max_chars=cfg.max_note_chars)
     if normalise(checked.text) == normalise(winner.content):
         fold = FoldPlan(winner, winner.revision, loser.content, winner.content, winner.ephemeral)
     else:

@@ -258,12 +258,3 @@ def test_a_write_during_consolidation_stops_it_before_the_next_pair(alice, mergi
     refuse(merging)
     row = run_step("consolidation", alice, gate=Gate(60))
     assert row.outcome == "stopped" and row.counts["kept_apart"] == 1 and len(asked(merging)) == 1
-
-
-def test_merged_text_is_the_winner_then_the_losers_new_sentences():
-    """The pure merged text the review app previews and writes (no model, same answer every time)."""
-    winner = "Alice drinks green tea every morning."
-    loser = "Alice drinks green tea every morning. She takes it without sugar."
-    assert merge.merged_text(winner, loser) == "Alice drinks green tea every morning. She takes it without sugar."
-    assert merge.merged_text(winner, winner) == winner
-    assert merge.merged_text(winner, loser) == merge.merged_text(winner, loser)
