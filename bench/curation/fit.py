@@ -114,22 +114,27 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.3f}" if b else "  -  "
 
 
+def write_weights(
+    how: str, change: dict[str, float], same: dict[str, float], cut: dict[str, tuple[float, str]]
+) -> None:
+    """pair_weights.py: ``how`` they were written (docstring lines), the weights, each threshold with why."""
+    lines = ['"""The offline pair judge\'s weights (engine/judgments/pair_judge.py).', "", how, '"""', ""]
+    lines += [f"CHANGE: dict[str, float] = {change!r}", f"SAME: dict[str, float] = {same!r}"]
+    lines += [f"{name} = {value!r}  # {why}" for name, (value, why) in cut.items()]
+    WEIGHTS.write_text("\n".join([*lines, ""]), encoding="utf-8")
+
+
 def write(change: dict[str, float], same: dict[str, float], cut: dict[str, float]) -> None:
-    lines = [
-        '"""The offline pair judge\'s weights (engine/judgments/pair_judge.py).',
-        "",
-        "Written by ``python -m bench.curation.fit --write``: logistic weights fitted on the labelled",
-        "sets' tuning split only (bench/curation/sets.py), thresholds chosen there too. Do not edit by hand.",
-        '"""',
-        "",
-        f"CHANGE: dict[str, float] = {change!r}",
-        f"SAME: dict[str, float] = {same!r}",
-        f"CHANGE_AT = {cut['CHANGE_AT']!r}  # a conflict: at least {TARGET_PRECISION} precision on the tuning rows",
-        f"ASK_AT = {cut['ASK_AT']!r}  # a pair waits for a person: {TARGET_REACH} of the tuning rows' contradictions",
-        f"SAME_AT = {cut['SAME_AT']!r}  # offered as one fact: at least {TARGET_SAME_PRECISION} precision on the tuning rows",
-        "",
-    ]
-    WEIGHTS.write_text("\n".join(lines), encoding="utf-8")
+    how = (
+        "Written by ``python -m bench.curation.fit --write``: logistic weights fitted on the labelled\n"
+        "sets' tuning split only (bench/curation/sets.py), thresholds chosen there too. Do not edit by hand."
+    )
+    reasons = {
+        "CHANGE_AT": f"a conflict: at least {TARGET_PRECISION} precision on the tuning rows",
+        "ASK_AT": f"a pair waits for a person: {TARGET_REACH} of the tuning rows' contradictions",
+        "SAME_AT": f"offered as one fact: at least {TARGET_SAME_PRECISION} precision on the tuning rows",
+    }
+    write_weights(how, change, same, {name: (cut[name], why) for name, why in reasons.items()})
 
 
 def main(argv: list[str] | None = None) -> int:

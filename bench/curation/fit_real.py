@@ -33,7 +33,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation import sets
-from bench.curation.fit import _model, fit, scores
+from bench.curation.fit import WEIGHTS, _model, _ratio, fit, scores, write_weights
 
 REAL = sets.SETS / "real"
 FIT_STORE = "fit-locomo-kdconv"
@@ -53,7 +53,6 @@ SEED = 20261202
 STORE_NEGATIVES = 5000  # unlabelled fit-store candidates drawn as "not a change"
 FALSE_PER_200 = 1.0  # candidates above CHANGE_AT per 200 notes on the fit store
 SAME_PRECISION = 0.85
-WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "pair_weights.py"
 
 
 def read(path: Path) -> list[dict]:
@@ -222,27 +221,18 @@ def report(real, plants, cur, stores, x_real, x_plant, x_cur, x_store, names, ch
             )
 
 
-def _ratio(a: float, b: float) -> str:
-    return f"{a / b:.3f}" if b else "  -  "
-
-
 def write(change: dict[str, float], same: dict[str, float], cut: dict[str, float]) -> None:
-    lines = [
-        '"""The offline pair judge\'s weights (engine/judgments/pair_judge.py).',
-        "",
-        "Written by ``python -m bench.curation.fit_real --candidates DIR --write``: logistic weights fitted on",
-        "real stores' labelled candidates, planted changes and the blind curated tuning pairs; thresholds",
-        "chosen on the fit store's own candidates (bench/curation/fit_real.py). Do not edit by hand.",
-        '"""',
-        "",
-        f"CHANGE: dict[str, float] = {change!r}",
-        f"SAME: dict[str, float] = {same!r}",
-        f"CHANGE_AT = {cut['CHANGE_AT']!r}  # a conflict: at most {FALSE_PER_200} fit-store candidates per 200 notes above it",
-        f"ASK_AT = {cut['ASK_AT']!r}  # a pair waits for a person: 0.9 of the fit store's planted changes above it",
-        f"SAME_AT = {cut['SAME_AT']!r}  # offered as one fact: at least {SAME_PRECISION} precision on the calibrate authors",
-        "",
-    ]
-    WEIGHTS.write_text("\n".join(lines), encoding="utf-8")
+    how = (
+        "Written by ``python -m bench.curation.fit_real --candidates DIR --write``: logistic weights fitted on\n"
+        "real stores' labelled candidates, planted changes and the blind curated tuning pairs; thresholds\n"
+        "chosen on the fit store's own candidates (bench/curation/fit_real.py). Do not edit by hand."
+    )
+    reasons = {
+        "CHANGE_AT": f"a conflict: at most {FALSE_PER_200} fit-store candidates per 200 notes above it",
+        "ASK_AT": "a pair waits for a person: 0.9 of the fit store's planted changes above it",
+        "SAME_AT": f"offered as one fact: at least {SAME_PRECISION} precision on the calibrate authors",
+    }
+    write_weights(how, change, same, {name: (cut[name], why) for name, why in reasons.items()})
 
 
 if __name__ == "__main__":
