@@ -39,3 +39,29 @@ def test_thresholds_are_chosen_on_the_scores_given():
     labels = np.array([1, 1, 0, 1, 0, 0])
     assert fit.precision_threshold(scores, labels, 0.75) == 0.6  # 3 of the 4 at or above 0.6 are right
     assert fit.reach_threshold(scores, labels, 2 / 3) == 0.8  # two of the three positives lie at or above
+
+
+def test_the_real_store_sets_are_whole_one_author_each_and_split_as_documented():
+    from bench.curation import fit_real
+
+    real = sets.SETS / "real"
+    for author, split in fit_real.AUTHORS.items():
+        rows = sets.read_jsonl(real / f"{author}-pairs.jsonl")
+        assert len(rows) == 720, author
+        assert {r["id"].split("-")[0] for r in rows} == {author}
+        assert {r["label"] for r in rows} <= {"contradiction", "duplicate", "compatible", "unrelated"}
+        assert len({r["pair"] for r in rows}) == 720  # no pair drawn twice
+        assert (
+            f"| {author}-pairs.jsonl | {author} |" in (real / "README.md").read_text()
+            and split in fit_real.AUTHORS.values()
+        )
+    held_stores = {
+        r["store"]
+        for a, s in fit_real.AUTHORS.items()
+        if s == "held"
+        for r in sets.read_jsonl(real / f"{a}-pairs.jsonl")
+    }
+    assert fit_real.FIT_STORE not in held_stores  # the held split never shares a store with the fit split
+    for author in fit_real.PLANTED:
+        planted = sets.read_jsonl(real / f"{author}-planted.jsonl")
+        assert len(planted) >= 24 and all(p["original"] and p["change"] != p["original"] for p in planted)
