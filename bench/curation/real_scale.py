@@ -36,7 +36,7 @@ def known_labels() -> dict[tuple[str, str], str]:
 def replay(store: str, nights: int, log) -> dict:
     from django.test import Client
 
-    from bench.curation.replay import NIGHTLY
+    from bench.curation.replay import NIGHTLY, ApiWriter
     from engine.maintenance.runner import run_jobs
     from memories.models import Agent, ApiKey, ConflictPair, JobRun, Note
 
@@ -44,17 +44,9 @@ def replay(store: str, nights: int, log) -> dict:
     plants = sets.read_jsonl(sets.SETS / "real" / f"{PLANTED_OF[store]}-planted.jsonl")
     agent = Agent.objects.create(id=f"scale-{store}"[:64])
     _, raw = ApiKey.issue(agent, "curation bench")
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    ids: dict[str, str] = {}
-    outcomes: Counter = Counter()
+    write = ApiWriter(Client(HTTP_AUTHORIZATION=f"Bearer {raw}"))
+    ids, outcomes = write.ids, write.outcomes
     started = time.monotonic()
-
-    def write(text: str, at: str) -> None:
-        answer = client.post("/api/v1/memories", {"text": text, "occurred_at": at}, content_type="application/json")
-        body = answer.json() if answer.status_code < 300 else {}
-        outcomes[body.get("outcome", str(answer.status_code))] += 1
-        if body.get("id"):
-            ids.setdefault(text, body["id"])
 
     for i, row in enumerate(rows):
         write(row["text"], row["at"])

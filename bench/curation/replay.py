@@ -363,6 +363,25 @@ def scale_rows(limit: int) -> tuple[list[dict], list[dict]]:
     return rows, planted
 
 
+class ApiWriter:
+    """Writes a text with its date through POST /api/v1/memories: each answer's outcome counted,
+    each written text's note id kept (the first, when a text comes twice)."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.outcomes: Counter = Counter()
+        self.ids: dict[str, str] = {}
+
+    def __call__(self, text: str, at: str) -> None:
+        answer = self.client.post(
+            "/api/v1/memories", {"text": text, "occurred_at": at}, content_type="application/json"
+        )
+        body = answer.json() if answer.status_code < 300 else {}
+        self.outcomes[body.get("outcome", str(answer.status_code))] += 1
+        if body.get("id"):
+            self.ids.setdefault(text, body["id"])
+
+
 def replay_scale(limit: int, log) -> dict:
     from django.test import Client
 
@@ -372,17 +391,9 @@ def replay_scale(limit: int, log) -> dict:
     rows, planted = scale_rows(limit)
     agent = Agent.objects.create(id="cur-scale")
     _, raw = ApiKey.issue(agent, "curation bench")
-    client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    outcomes: Counter = Counter()
+    write = ApiWriter(Client(HTTP_AUTHORIZATION=f"Bearer {raw}"))
+    outcomes, ids = write.outcomes, write.ids
     started = time.monotonic()
-    ids: dict[str, str] = {}
-
-    def write(text: str, at: str) -> None:
-        answer = client.post("/api/v1/memories", {"text": text, "occurred_at": at}, content_type="application/json")
-        body = answer.json() if answer.status_code < 300 else {}
-        outcomes[body.get("outcome", str(answer.status_code))] += 1
-        if body.get("id"):
-            ids[text] = body["id"]
 
     for i, row in enumerate(rows):
         write(row["text"], row["at"])

@@ -27,7 +27,6 @@ from engine.llm.same_statement import adds_nothing
 from engine.llm.statements import USER, read, split_speaker
 
 CHANGE, SAME, BOTH = "change", "same", "both"
-LONG_TURN = 300  # characters: a chat turn this long tells a story rather than states a fact
 
 
 @dataclass(frozen=True)
@@ -79,8 +78,6 @@ def features(
     b_in_a = b.words <= a.words and set(b.numbers) <= set(a.numbers) and a.negated == b.negated
     a_in_b = a.words <= b.words and set(a.numbers) <= set(b.numbers) and a.negated == b.negated
     old_words = max(len(_surface(old)), 1)
-    speaker_a, body_a = split_speaker(old.strip())
-    speaker_b, body_b = split_speaker(new.strip())
     return {
         "similarity": similarity,
         "swapped": float(bool(gone and added)),
@@ -107,13 +104,6 @@ def features(
         "old_in_new": float(a_in_b),
         "identical": float(adds_nothing(old, new, old_me=old_me, new_me=new_me)),
         "zh": float(a.zh or b.zh),
-        # A real store is mostly chat: long turns that tell, ask and react, said by more than one
-        # person. What one speaker says rarely replaces what another said (docs/benchmarks.md,
-        # "Review queues on real stores").
-        "chat": float(bool(speaker_a or speaker_b)),
-        "speakers_differ": float(bool(speaker_a and speaker_b and speaker_a != speaker_b)),
-        "long_old": min(1.0, len(body_a) / LONG_TURN),
-        "long_new": min(1.0, len(body_b) / LONG_TURN),
         "bias": 1.0,
     }
 
