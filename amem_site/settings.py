@@ -149,6 +149,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so its timing covers every other layer (amem_site/metrics.py, GET /metrics).
     "amem_site.metrics.RequestMetrics",
+    # Heavy work pauses between its chunks while other requests are in flight (engine/pacing.py).
+    "amem_site.pacing.RequestsInFlight",
     "django.middleware.security.SecurityMiddleware",
     # Static files (review app CSS and vendored htmx, admin) from the app server itself: gunicorn
     # does not serve them and a one-machine setup has no proxy (docs/deploy.md).

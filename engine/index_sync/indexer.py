@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from engine import locking, runtime
+from engine import locking, pacing, runtime
 from engine.config import get_config
 from engine.errors import AmemError, IndexLocked
 from engine.index.embeddings import from_bytes, to_bytes
@@ -33,6 +33,8 @@ from memories.models import Agent, Note
 log = logging.getLogger("engine.index_sync.indexer")
 
 BATCH = 256
+# A writer's own notes per step: a long conversation gives way between steps (engine/pacing.py).
+OWN_CHUNK = 100
 
 
 @dataclass
@@ -151,16 +153,20 @@ def sync_notes(note_ids: Iterable) -> SyncResult:
     if not runtime.index_available():
         return SyncResult()
     notes = list(Note.objects.filter(pk__in=list(note_ids), index_dirty=True))
+    done = 0
     try:
-        apply(notes)
+        # In chunks: a long conversation's own notes give way to other requests between them.
+        for chunk in pacing.chunks(notes, OWN_CHUNK):
+            apply(chunk)
+            done += len(chunk)
     except IndexLocked:
         # The documented path: a command while the server runs. The server's drainer indexes them.
-        log.info("%d note(s) left for the process that owns the index (the server)", len(notes))
-        return SyncResult()
+        log.info("%d note(s) left for the process that owns the index (the server)", len(notes) - done)
+        return SyncResult(indexed=done)
     except AmemError as exc:
-        log.warning("index sync failed, %d note(s) stay dirty: %s", len(notes), exc)
-        return SyncResult(failed=len(notes), error=str(exc))
-    return SyncResult(indexed=len(notes))
+        log.warning("index sync failed, %d note(s) stay dirty: %s", len(notes) - done, exc)
+        return SyncResult(indexed=done, failed=len(notes) - done, error=str(exc))
+    return SyncResult(indexed=done)
 
 
 def sync_dirty(

@@ -35,26 +35,28 @@ def record(lengths: Mapping[Note, int], erased: Sequence[Note] = ()) -> dict[str
     """Count these notes' lengths (and the erased ones out); the average each agent's vectors use now.
 
     A note's length is written only where it still holds the value read with it, so two
-    indexers that race over one note count it once.
+    indexers that race over one note count it once. One UPDATE per (agent, old length, new
+    length), not one per note: a 1,000-turn conversation made 1,000 statements here.
     """
+    swaps: dict[tuple[str, int | None, int | None], list[str]] = defaultdict(list)
+    for note, length in lengths.items():
+        if note.lexical_length != length:
+            swaps[(note.agent_id, note.lexical_length, length)].append(note.pk)
+    for note in erased:
+        if note.lexical_length is not None:
+            swaps[(note.agent_id, note.lexical_length, None)].append(note.pk)
     deltas: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # agent → [notes, terms]
     with transaction.atomic():
+        for (agent_id, old, new), pks in swaps.items():
+            swapped = Note.objects.filter(pk__in=pks, lexical_length=old).update(lexical_length=new)
+            deltas[agent_id][0] += swapped * ((old is None) - (new is None))
+            deltas[agent_id][1] += swapped * ((new or 0) - (old or 0))
         for note, length in lengths.items():
-            if note.lexical_length != length and _swap(note, length):
-                deltas[note.agent_id][0] += note.lexical_length is None
-                deltas[note.agent_id][1] += length - (note.lexical_length or 0)
             note.lexical_length = length
         for note in erased:
-            if note.lexical_length is not None and _swap(note, None):
-                deltas[note.agent_id][0] -= 1
-                deltas[note.agent_id][1] -= note.lexical_length
             note.lexical_length = None
         agents = {n.agent_id for n in lengths} | set(deltas)
         return {agent_id: _average(agent_id, *deltas[agent_id], batch=lengths) for agent_id in agents}
-
-
-def _swap(note: Note, length: int | None) -> bool:
-    return Note.objects.filter(pk=note.pk, lexical_length=note.lexical_length).update(lexical_length=length) == 1
 
 
 def _average(agent_id: str, notes: int, terms: int, *, batch: Mapping[Note, int]) -> float:

@@ -29,12 +29,19 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from engine import locking, metrics
+from engine import locking, metrics, pacing
 from engine.config import get_config
 from engine.errors import AmemError, Busy, InvalidInput, QualityRejected
 from engine.index.embeddings import one_torch_thread
 from engine.text import check_content, storable
-from engine.write.pipeline import EpisodicItem, embed_notes, prepare_episodic, resolve_agent, store_episodic
+from engine.write.pipeline import (
+    STORE_CHUNK,
+    EpisodicItem,
+    embed_notes,
+    prepare_episodic,
+    resolve_agent,
+    store_episodic,
+)
 from memories.models import Agent, Link, Note
 
 MAX_TURNS = 5000
@@ -174,6 +181,8 @@ def _embed(notes: list[Note], deadline: float | None) -> None:
                 "nothing was stored: retry later, or send fewer turns per call",
                 retry_after=30,
             )
+        if start:
+            pacing.give_way()
         with one_torch_thread():
             embed_notes(notes[start : start + EMBED_CHUNK])
 
@@ -184,7 +193,8 @@ def _store(agent: Agent, kept: list[Turn], notes: list[Note], *, link_adjacent: 
     with transaction.atomic():
         store_episodic(agent, notes, actor=actor, path="conversation", read_facts=True)
         if link_adjacent:
-            Link.objects.bulk_create(adjacent_links(kept, notes, actor or agent.pk), ignore_conflicts=True)
+            for chunk in pacing.chunks(adjacent_links(kept, notes, actor or agent.pk), 2 * STORE_CHUNK):
+                Link.objects.bulk_create(chunk, ignore_conflicts=True)
 
 
 def adjacent_links(turns: Sequence[Turn], notes: Sequence[Note], actor: str) -> list[Link]:

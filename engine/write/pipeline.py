@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from engine import locking, metrics, runtime
+from engine import locking, metrics, pacing, runtime
 from engine.annotations import conflicts, facts, importance
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
@@ -93,6 +93,8 @@ def clean_labels(values: object, name: str, *, limit: int = 50) -> list[str]:
 
 
 METADATA_MAX_BYTES = 4096
+# Notes per step when a batch is stored (a long conversation gives way between steps: engine/pacing.py).
+STORE_CHUNK = 100
 
 
 def clean_metadata(values: object) -> dict:
@@ -209,17 +211,22 @@ def store_episodic(
     """
     if not notes:
         return
-    Note.objects.bulk_create(notes, batch_size=500)
+    # In chunks: a long conversation gives way to other requests between them (engine/pacing.py).
+    for chunk in pacing.chunks(notes, STORE_CHUNK):
+        Note.objects.bulk_create(chunk)
     if read_facts:
-        found = [(note, facts.extract_patterns(note.content, note.subjects)) for note in notes]
-        facts.record_from_notes(agent, [(note, triples) for note, triples in found if triples], "offline")
-    NoteEvent.objects.bulk_create(
-        [
+        found = [
+            (note, triples)
+            for chunk in pacing.chunks(notes, STORE_CHUNK)
+            for note in chunk
+            if (triples := facts.extract_patterns(note.content, note.subjects))
+        ]
+        facts.record_from_notes(agent, found, "offline")
+    for chunk in pacing.chunks(notes, STORE_CHUNK):
+        NoteEvent.objects.bulk_create(
             NoteEvent(note=n, action="create", after={"content": n.content, "path": path}, actor=actor or agent.pk)
-            for n in notes
-        ],
-        batch_size=500,
-    )
+            for n in chunk
+        )
     _touch(agent)
     outbox.sync_after_commit([n.pk for n in notes])
 

@@ -66,7 +66,9 @@ def test_a_writes_texts_run_on_one_torch_thread_and_a_big_batch_keeps_its_thread
         return real(texts, **kwargs)
 
     monkeypatch.setattr(model, "encode", spy)
-    monkeypatch.setattr(emb, "_onnx", None)  # the PyTorch path (ONNX Runtime runs one thread by itself)
+    # The PyTorch path, taken when no ONNX graph is verified (ONNX Runtime runs one thread by itself).
+    monkeypatch.setattr(emb, "_onnx", None)
+    monkeypatch.setattr(emb, "start_fast", lambda: False)
     emb.encode(["a text never embedded before in this test run"])
     emb.encode([f"batch text number {i} for the thread test" for i in range(SMALL_BATCH + 1)])
     assert seen == [(1, 1), (SMALL_BATCH + 1, before)]
