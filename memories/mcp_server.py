@@ -203,10 +203,14 @@ def build_server(api: AmemApi) -> MCPServer:
     # --- memory layers (docs/memory-layers.md) ---------------------------------------
 
     @server.tool()
-    async def recall(query: str, token_budget: int | None = None, subject: str | None = None) -> dict[str, Any]:
+    async def recall(
+        query: str, token_budget: int | None = None, subject: str | None = None, min_relevance: float | None = None
+    ) -> dict[str, Any]:
         """What to know right now: core memory, relevant notes and facts, the latest episode, packed
-        into token_budget tokens ("text" is ready to prepend to a prompt)."""
-        return await api.call("POST", "/recall", _given(query=query, token_budget=token_budget, subject=subject))
+        into token_budget tokens ("text" is ready to prepend to a prompt). Notes less likely than
+        min_relevance (0-1; default the server's floor, 0 for none) to bear on query are left out."""
+        body = _given(query=query, token_budget=token_budget, subject=subject, min_relevance=min_relevance)
+        return await api.call("POST", "/recall", body)
 
     @server.tool()
     async def core_memory_read(name: str | None = None, subject: str | None = None) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from engine.annotations import facts
 from engine.errors import InvalidInput
 from engine.layers import core, episodes, recall_notes, tokens
+from engine.retrieval import relevance_weights
 from engine.retrieval.search import search
 from memories.models import Agent
 
@@ -125,8 +126,12 @@ def build(
     subject: str | None = None,
     limit: int | None = None,
     wrapper: str = "",
+    min_relevance: float | None = None,
 ) -> Bundle:
     """The bundle for ``query``; ``limit`` caps the notes (None: as many as the budget holds).
+
+    ``min_relevance``: notes less likely than this to bear on the query are left out (None: the
+    product's floor, engine/retrieval/relevance_weights.py; 0: none are).
 
     ``wrapper``: the text the caller puts around ``text`` (its tags, a heading), all of it; it is
     counted against ``token_budget`` and in ``tokens``, so the whole injected block fits the budget."""
@@ -134,6 +139,9 @@ def build(
         raise InvalidInput(f"token_budget must be between {MIN_BUDGET} and {MAX_BUDGET}")
     if limit is not None and (not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT):
         raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}")
+    floor = relevance_weights.FLOOR if min_relevance is None else min_relevance
+    if isinstance(floor, bool) or not isinstance(floor, int | float) or not 0 <= floor <= 1:
+        raise InvalidInput("min_relevance must be between 0 and 1")
     framing = tokens.count(wrapper)
     if token_budget - framing < MIN_ROOM:
         raise InvalidInput(
@@ -152,7 +160,7 @@ def build(
     core_lines = list(packer.lines)
 
     results = search(query, agent, limit=recall_notes.candidate_limit(room, limit), subject=subject, heat=False)
-    ranked = recall_notes.diversified(results)
+    ranked = [r for r in recall_notes.diversified(results) if r.relevance >= floor]
     cap = len(ranked) if limit is None else limit
     # First the notes the bundle always had room for, then facts and the latest episode, then
     # the rest of the budget goes to further notes: a large budget is filled, and a small one
@@ -224,6 +232,7 @@ def build(
                 "content": result.note.content,
                 "similarity": float(result.similarity),
                 "score": round(float(result.score), 4),
+                "relevance": round(float(result.relevance), 4),
                 "created_at": result.note.created_at,
             }
         )

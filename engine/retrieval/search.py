@@ -28,6 +28,7 @@ from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
+from engine.retrieval.relevance import relevance
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -46,6 +47,9 @@ class Result:
     score: float
     rrf: float
     explain: dict = field(default_factory=dict)
+    # How likely the note bears on the query (0–1, engine/retrieval/relevance.py): the floors'
+    # measure, comparable across searches, unlike ``score``.
+    relevance: float = 0.0
 
 
 class Ranking:
@@ -153,7 +157,7 @@ def embed_query(query: str) -> np.ndarray:
     # Asymmetric models (E5) embed queries differently from passages.
     return runtime.embedder().encode_query(
         query
-    )  # one text: one torch thread (engine/index/embeddings.py, SMALL_BATCH)
+    )  # one text: ONNX Runtime on one thread (engine/index/embeddings.py)
 
 
 def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[str]:
@@ -262,6 +266,7 @@ def search(
     whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
     matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
+    model = runtime.embedder().model_name if qvec is not None else None  # whose cosines these are
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
     lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
     results: list[Result] = []
@@ -269,7 +274,9 @@ def search(
         key = str(note.pk)
         # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
         similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note) if qvec is not None else 0.0
-        result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0))
+        bm25 = lexical_at[key][1] if key in lexical_at else None
+        how_relevant = relevance(terms, note.content, similarity, bm25, model=model)
+        result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0), relevance=how_relevant)
         if explain:
             result.explain = {
                 "dense_rank": dense_at.get(key, (None, None))[0],
@@ -293,7 +300,8 @@ def search(
             matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
         )
         for linked in walked:
-            result = Result(linked.note, "link", linked.similarity, 0.0, 0.0)
+            how_relevant = relevance(terms, linked.note.content, linked.similarity, None, model=model)
+            result = Result(linked.note, "link", linked.similarity, 0.0, 0.0, relevance=how_relevant)
             if explain:
                 result.explain = {
                     "similarity": linked.similarity,

@@ -28,6 +28,8 @@ class RecallIn(In):
     limit: StrictInt | None = Field(None, ge=1, le=50)
     # The caller's own framing around ``text`` (tags, a heading): counted against token_budget.
     wrapper: str = Field("", max_length=1000)
+    # Notes less likely than this to bear on the query are left out; None: the product's floor.
+    min_relevance: float | None = Field(None, ge=0, le=1)
 
 
 class CoreOut(Schema):
@@ -40,7 +42,8 @@ class RecallNoteOut(Schema):
     id: str
     content: str
     similarity: float  # the dense cosine
-    score: float  # the fused relevance the search ranked by (0-1): the list is most relevant first
+    score: float  # the fused score the search ranked by (0-1): the list is most relevant first
+    relevance: float  # how likely the note bears on the query (0-1): what min_relevance compares
     created_at: dt.datetime
 
 

@@ -49,6 +49,7 @@ def recall_bundle(request: HttpRequest, body: RecallIn):
         subject=body.subject,
         limit=body.limit,
         wrapper=body.wrapper,
+        min_relevance=body.min_relevance,
     )
     return bundle.as_dict()
 

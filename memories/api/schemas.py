@@ -229,6 +229,7 @@ class HitOut(NoteFieldsOut):
     similarity: float
     score: float
     rrf: float
+    relevance: float
     explain: dict | None = None  # present only when asked
 
 

@@ -454,7 +454,8 @@ async function main() {
 
   // b. capture, per agent
   const facts = {
-    main: { say: "Remember that my brother Rui plays the cello in Lisbon.", ask: "Where does my brother play?", mark: /Rui plays the cello/ },
+    // The README's worked example, word for word, with the default recallThreshold.
+    main: { say: "I moved to Lisbon last month, with my dog Rex.", ask: "Where do I live these days?", mark: /moved to Lisbon/ },
     writer: { say: "Remember that the novel's heroine keeps a lighthouse in Brittany.", ask: "Where is the heroine's lighthouse?", mark: /lighthouse in Brittany/ },
   };
   for (const agent of ["main", "writer"]) {

@@ -8,6 +8,7 @@
 
 import { type PersonContext, personOf } from "./identity.js";
 import { isLegacyKey, LEGACY_AGENT_KEYS, legacyLine } from "./legacy.js";
+import { RELEVANCE_FLOOR } from "./relevance.js";
 
 export type CaptureTarget = "turns" | "conversations";
 /**
@@ -46,9 +47,9 @@ export type AmemPluginConfig = {
   minPromptChars: number;
   shareAgentKey: boolean;
   memoryScope: MemoryScope;
-  /** memory_search leaves out matches scoring below this (0–1; mem0's searchThreshold). */
+  /** memory_search leaves out matches less relevant than this (amem's `relevance`, 0–1; mem0's searchThreshold). */
   searchThreshold: number;
-  /** Auto-recall leaves out notes below this similarity, and the whole block when none is left. */
+  /** Auto-recall leaves out notes less relevant than this (amem's `relevance`, 0–1), and the whole block when none is left. */
   recallThreshold: number;
   /** mem0's userId: the person a turn belongs to when OpenClaw names no sender (memoryScope "person"). */
   userId: string;
@@ -71,8 +72,8 @@ export const DEFAULTS: Omit<AmemPluginConfig, "apiKey" | "notes"> = {
   minPromptChars: 5,
   shareAgentKey: false,
   memoryScope: "agent",
-  searchThreshold: 0.3,
-  recallThreshold: 0.3,
+  searchThreshold: RELEVANCE_FLOOR,
+  recallThreshold: RELEVANCE_FLOOR,
   userId: "default",
   agents: {},
 };

@@ -62,7 +62,7 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-type RecallOut = { text?: string; notes?: { content: string; similarity?: number }[] };
+type RecallOut = { text?: string; notes?: { content: string; similarity?: number; relevance?: number }[] };
 
 /**
  * The bundle's text without the notes below the relevance floor (relevance.ts), fenced; "" when no
@@ -89,7 +89,14 @@ export function makeHooks(state: PluginState) {
         const bundle = await client.request<RecallOut>(
           "POST",
           "/recall",
-          { query, token_budget: resolved.tokenBudget, limit: resolved.topK, wrapper: RECALL_WRAPPER },
+          // amem leaves out the notes under the floor before packing, so the budget goes to relevant ones.
+          {
+            query,
+            token_budget: resolved.tokenBudget,
+            limit: resolved.topK,
+            wrapper: RECALL_WRAPPER,
+            min_relevance: state.cfg.recallThreshold,
+          },
           { timeoutMs },
         );
         return relevantRecall(bundle ?? {}, query, state.cfg.recallThreshold);

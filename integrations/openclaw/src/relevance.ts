@@ -2,12 +2,23 @@
  * The relevance floor: whether a recalled note or a search match bears on the message at all, so
  * an unrelated turn gets no memory block and memory_search is not padded to topK with weak matches.
  *
- * amem's `similarity` is the cosine between the query and the note (its dense model), an absolute
- * measure, unlike the fused `score`, which is scaled to each search's own best hit. A match whose
- * similarity is 0 was found by its words alone: amem does not embed a query its dense model cannot
- * read (Chinese on the English-only default). Such a match counts when it shares words with the
- * query: two Chinese word pairs not among the commonest, or one Latin word of four letters or more.
+ * amem gives each note a `relevance`: how likely it bears on the query (0–1), a model over its
+ * cosine, the share of the query's words it holds and its BM25 score, fitted on labelled recall
+ * queries in English and Chinese (amem's docs/benchmarks.md, "Recall floor"). The floor compares
+ * that. A raw cosine made a poor floor: the note that answered "Where do I live these days?" had
+ * 0.29 against a default of 0.3, and a Chinese query has no cosine at all on the English-only model.
+ *
+ * An amem that sends no `relevance` (before 2026-12) is read as before: the cosine, or for a match
+ * without one, shared words (two Chinese word pairs not among the commonest, or one Latin word of
+ * four letters or more).
  */
+
+/**
+ * amem's default floor (its engine/retrieval/relevance_weights.py FLOOR): the highest that kept 90 %
+ * of the notes labelled relevant, in English and in Chinese, on the fit split. Both thresholds
+ * default to it.
+ */
+export const RELEVANCE_FLOOR = 0.05;
 
 const CJK = /[\u3400-\u4dbf\u4e00-\u9fff]/;
 // Character pairs so common that sharing one says nothing about the topic.
@@ -45,11 +56,12 @@ export function sharesWords(content: string, query: string): boolean {
   return false;
 }
 
-export type Scored = { content: string; similarity?: number; via?: string };
+export type Scored = { content: string; similarity?: number; relevance?: number; via?: string };
 
-/** Relevant: similarity at least `threshold`, or, found by its words alone, sharing words with the query. */
+/** Relevant: `relevance` at least `threshold`; from an older amem, its cosine or shared words. */
 export function relevant(hit: Scored, query: string, threshold: number): boolean {
   if (threshold <= 0) return true; // no floor
+  if (typeof hit.relevance === "number") return hit.relevance >= threshold;
   if (typeof hit.similarity === "number" && hit.similarity !== 0) return hit.similarity >= threshold;
   return sharesWords(hit.content, query);
 }

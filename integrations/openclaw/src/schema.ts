@@ -1,4 +1,5 @@
 import { LEGACY_KEYS } from "./legacy.js";
+import { RELEVANCE_FLOOR } from "./relevance.js";
 
 /**
  * The config's JSON Schema and UI hints. openclaw.plugin.json carries the same two objects (the
@@ -60,15 +61,15 @@ export const CONFIG_JSON_SCHEMA = {
       type: "number",
       minimum: 0,
       maximum: 1,
-      default: 0.3,
-      description: "memory_search leaves out matches scoring below this (mem0's searchThreshold)",
+      default: RELEVANCE_FLOOR,
+      description: "memory_search leaves out matches less likely than this to bear on the query (amem's relevance, 0-1; mem0's searchThreshold)",
     },
     recallThreshold: {
       type: "number",
       minimum: 0,
       maximum: 1,
-      default: 0.3,
-      description: "auto-recall leaves out notes below this similarity, and the whole block when none is left",
+      default: RELEVANCE_FLOOR,
+      description: "auto-recall leaves out notes less likely than this to bear on the message (amem's relevance, 0-1), and the whole block when none is left",
     },
     userId: {
       type: "string",
@@ -136,14 +137,14 @@ export const UI_HINTS: Record<string, { label: string; help: string; placeholder
   },
   searchThreshold: {
     label: "Search threshold",
-    placeholder: "0.3",
-    help: "memory_search leaves out matches scoring below this (0–1), instead of padding to Top K with weak ones.",
+    placeholder: String(RELEVANCE_FLOOR),
+    help: "memory_search leaves out matches less likely than this to bear on the query (amem's relevance, 0–1), instead of padding to Top K with weak ones.",
   },
   recallThreshold: {
     label: "Recall threshold",
-    placeholder: "0.3",
+    placeholder: String(RELEVANCE_FLOOR),
     advanced: true,
-    help: "Auto-recall leaves out notes less similar to the message than this (0–1); a message nothing bears on gets no memory block.",
+    help: "Auto-recall leaves out notes less likely than this to bear on the message (amem's relevance, 0–1); a message nothing bears on gets no memory block.",
   },
   userId: {
     label: "Default person",

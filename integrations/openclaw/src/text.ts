@@ -115,6 +115,7 @@ export type Hit = {
   id: string;
   content: string;
   similarity?: number;
+  relevance?: number;
   via?: string;
   created_at?: string;
   topics?: string[];

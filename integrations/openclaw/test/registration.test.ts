@@ -371,7 +371,16 @@ describe("hitLine", () => {
 });
 
 describe("the relevance floor and the token budget (no server)", () => {
-  it("counts a match by its similarity, or by shared words when the dense model could not read the query", async () => {
+  it("counts a note by amem's relevance when amem sends one, whatever its cosine", async () => {
+    const { relevant, RELEVANCE_FLOOR } = await import("../src/relevance.js");
+    // The README's worked example: the note that answers had a cosine of 0.29, under the old floor of 0.3.
+    assert.equal(relevant({ content: "I moved to Lisbon", similarity: 0.29, relevance: 0.41 }, "Where do I live?", RELEVANCE_FLOOR), true);
+    assert.equal(relevant({ content: "x", similarity: 0.6, relevance: 0.01 }, "q", RELEVANCE_FLOOR), false);
+    assert.equal(relevant({ content: "我奶奶养蜜蜂", similarity: 0, relevance: 0.2 }, "谁养蜜蜂？", RELEVANCE_FLOOR), true);
+    assert.equal(relevant({ content: "x", relevance: 0 }, "q", 0), true, "threshold 0 is no floor");
+  });
+
+  it("from an amem without relevance: its similarity, or shared words when the dense model could not read the query", async () => {
     const { relevant, sharesWords } = await import("../src/relevance.js");
     assert.equal(relevant({ content: "x", similarity: 0.45 }, "q", 0.3), true);
     assert.equal(relevant({ content: "x", similarity: 0.21 }, "q", 0.3), false);
