@@ -84,6 +84,9 @@ class Tally:
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
+# The recall floor the bundles are built with (--min-relevance; None: the product's).
+FLOOR: list[float | None] = [None]
+
 def quoted(summary: str, text: str) -> bool:
     """Whether ``summary`` quotes ``text``: one of its sentences (or that sentence's first 60
     characters, as a summary cuts long ones) appears in it."""
@@ -166,7 +169,7 @@ def score_bundles(agent, questions, budgets, group: str, tally: Tally, log=None)
     for question in questions:
         for budget in budgets:
             t0 = time.perf_counter()
-            bundle = recall.build(agent, question.text, token_budget=budget)
+            bundle = recall.build(agent, question.text, token_budget=budget, min_relevance=FLOOR[0])
             seconds = time.perf_counter() - t0
             assert bundle.tokens <= budget, (bundle.tokens, budget)
             got = bundle_sources(agent, bundle)
@@ -206,7 +209,7 @@ def locate_misses(agent, questions, budget: int, orders, misses: dict[tuple[str,
 
     by_source = {s: n.pk for n in Note.objects.filter(agent_id=agent.pk, is_active=True) for s in n.sources}
     for question in questions:
-        missing = question.gold - bundle_sources(agent, recall.build(agent, question.text, token_budget=budget))
+        missing = question.gold - bundle_sources(agent, recall.build(agent, question.text, token_budget=budget, min_relevance=FLOOR[0]))
         order = orders[question.text]
         for gold in missing:
             rank = order.index(by_source[gold]) if by_source.get(gold) in order else None
@@ -364,6 +367,9 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="try another value of a setting of the search's ranking (engine/retrieval/search.py: Ranking)",
     )
+    parser.add_argument(
+        "--min-relevance", type=float, default=None, help="the recall floor (default: the product's; 0: none)"
+    )
     parser.add_argument("--jsonl", default="", help="append one JSON line per bundle here (runs in parallel)")
     parser.add_argument(
         "--misses",
@@ -377,6 +383,7 @@ def main() -> None:
     )
     parser.add_argument("logs", nargs="*", help="report: the --jsonl files to merge into the tables")
     args = parser.parse_args()
+    FLOOR[0] = args.min_relevance
     if args.benchmark == "report":
         report(args.logs, args.budgets)
         return

@@ -160,7 +160,8 @@ def build(
     core_lines = list(packer.lines)
 
     results = search(query, agent, limit=recall_notes.candidate_limit(room, limit), subject=subject, heat=False)
-    ranked = [r for r in recall_notes.diversified(results) if r.relevance >= floor]
+    # A relevance that is not known (a model without weights) passes: no floor can be applied.
+    ranked = [r for r in recall_notes.diversified(results) if r.relevance is None or r.relevance >= floor]
     cap = len(ranked) if limit is None else limit
     # First the notes the bundle always had room for, then facts and the latest episode, then
     # the rest of the budget goes to further notes: a large budget is filled, and a small one
@@ -232,7 +233,7 @@ def build(
                 "content": result.note.content,
                 "similarity": float(result.similarity),
                 "score": round(float(result.score), 4),
-                "relevance": round(float(result.relevance), 4),
+                "relevance": None if result.relevance is None else round(result.relevance, 4),
                 "created_at": result.note.created_at,
             }
         )

@@ -28,7 +28,7 @@ from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
-from engine.retrieval.relevance import relevance
+from engine.retrieval.relevance import background, relevance
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -48,8 +48,8 @@ class Result:
     rrf: float
     explain: dict = field(default_factory=dict)
     # How likely the note bears on the query (0–1, engine/retrieval/relevance.py): the floors'
-    # measure, comparable across searches, unlike ``score``.
-    relevance: float = 0.0
+    # measure, comparable across searches, unlike ``score``; None for a model without weights.
+    relevance: float | None = None
 
 
 class Ranking:
@@ -270,12 +270,16 @@ def search(
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
     lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
     results: list[Result] = []
-    for note in matches:
+    # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
+    similarities = [
+        dense_at[str(n.pk)][1] if str(n.pk) in dense_at else note_cosine(qvec, n) if qvec is not None else 0.0
+        for n in matches
+    ]
+    usual = background(similarities)
+    for note, similarity in zip(matches, similarities, strict=True):
         key = str(note.pk)
-        # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
-        similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note) if qvec is not None else 0.0
         bm25 = lexical_at[key][1] if key in lexical_at else None
-        how_relevant = relevance(terms, note.content, similarity, bm25, model=model)
+        how_relevant = relevance(terms, note.content, similarity, bm25, model=model, background=usual)
         result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0), relevance=how_relevant)
         if explain:
             result.explain = {
@@ -300,7 +304,9 @@ def search(
             matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
         )
         for linked in walked:
-            how_relevant = relevance(terms, linked.note.content, linked.similarity, None, model=model)
+            how_relevant = relevance(
+                terms, linked.note.content, linked.similarity, None, model=model, background=usual
+            )
             result = Result(linked.note, "link", linked.similarity, 0.0, 0.0, relevance=how_relevant)
             if explain:
                 result.explain = {

@@ -43,7 +43,7 @@ class RecallNoteOut(Schema):
     content: str
     similarity: float  # the dense cosine
     score: float  # the fused score the search ranked by (0-1): the list is most relevant first
-    relevance: float  # how likely the note bears on the query (0-1): what min_relevance compares
+    relevance: float | None  # how likely the note bears on the query (0-1): what min_relevance compares
     created_at: dt.datetime
 
 

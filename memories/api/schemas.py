@@ -229,7 +229,7 @@ class HitOut(NoteFieldsOut):
     similarity: float
     score: float
     rrf: float
-    relevance: float
+    relevance: float | None  # None: the embedding model has no fitted weights
     explain: dict | None = None  # present only when asked
 
 

@@ -1,9 +1,5 @@
 """The recall bundle: core memory first, never over budget, nothing of another agent's."""
 
-# These tests are about what the bundle holds and how it packs it: they ask for no relevance floor
-# (min_relevance 0), since the test embedder's cosines mean nothing to the floor's model. The
-# floor has its own tests, on the real model (tests/engine/retrieval/test_relevance.py).
-
 from __future__ import annotations
 
 import pytest
@@ -32,7 +28,7 @@ def alice_memory(as_alice, store):
 
 
 def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
-    r = alice_memory.post("/recall", {"min_relevance": 0, "query": "Where does Alex live and what can he eat?", "subject": "alex"})
+    r = alice_memory.post("/recall", {"query": "Where does Alex live and what can he eat?", "subject": "alex"})
     assert r.status_code == 200, r.content
     body = r.json()
     text = body["text"]
@@ -57,7 +53,7 @@ def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
 @pytest.mark.parametrize("budget", [64, 80, 120, 200, 400])
 def test_bundle_never_exceeds_its_budget_and_keeps_core_first(alice_memory, budget):
     alice_memory.post("/core/notes/replace", {"path": "", "value": {"long": "word " * 500}})
-    body = alice_memory.post("/recall", {"min_relevance": 0, "query": "Alex Lisbon peanuts report", "token_budget": budget}).json()
+    body = alice_memory.post("/recall", {"query": "Alex Lisbon peanuts report", "token_budget": budget}).json()
     assert tokens.count(body["text"]) == body["tokens"] <= budget
     assert body["text"].startswith("# Core memory\n[")
     assert body["core"]
@@ -71,7 +67,7 @@ WRAPPER = (
 @pytest.mark.parametrize("budget", [64, 90, 200])
 def test_the_callers_wrapper_counts_against_the_budget(alice_memory, budget):
     body = alice_memory.post(
-        "/recall", {"min_relevance": 0, "query": "Alex Lisbon peanuts report", "token_budget": budget, "wrapper": WRAPPER}
+        "/recall", {"query": "Alex Lisbon peanuts report", "token_budget": budget, "wrapper": WRAPPER}
     ).json()
     before, after = WRAPPER.split("\n\n")
     injected = f"{before}\n{body['text']}\n{after}"  # how a client puts the text inside its wrapper
@@ -80,18 +76,18 @@ def test_the_callers_wrapper_counts_against_the_budget(alice_memory, budget):
 
 
 def test_a_wrapper_that_leaves_no_room_is_400(as_alice, snapshot):
-    response = as_alice.post("/recall", {"min_relevance": 0, "query": "x", "token_budget": 64, "wrapper": "word " * 60})
+    response = as_alice.post("/recall", {"query": "x", "token_budget": 64, "wrapper": "word " * 60})
     assert response.status_code == 400
     assert "wrapper takes" in response.json()["detail"]
 
 
 def test_budget_out_of_range_is_400(as_alice):
-    assert as_alice.post("/recall", {"min_relevance": 0, "query": "x", "token_budget": 10}).status_code == 400
-    assert as_alice.post("/recall", {"min_relevance": 0, "query": "x", "token_budget": 40000}).status_code == 400
+    assert as_alice.post("/recall", {"query": "x", "token_budget": 10}).status_code == 400
+    assert as_alice.post("/recall", {"query": "x", "token_budget": 40000}).status_code == 400
 
 
 def test_another_agents_layers_never_reach_the_bundle(alice_memory, as_bob):
-    body = as_bob.post("/recall", {"min_relevance": 0, "query": "Alex Lisbon peanuts Friday", "subject": "alex"}).json()
+    body = as_bob.post("/recall", {"query": "Alex Lisbon peanuts Friday", "subject": "alex"}).json()
     assert (body["core"], body["notes"], body["facts"], body["episode"]) == ([], [], [], None)
     for secret in ("Ada", "Lisbon", "peanuts", "Friday"):
         assert secret not in body["text"]
@@ -110,14 +106,14 @@ def test_the_latest_episode_takes_at_most_a_tenth_of_the_room(as_alice, store):
     full = as_alice.post("/episodes/close", {"session": "s9"}).json()["summary"]
     assert tokens.count(full) > 100  # long enough to be cut at a budget of 1,000
 
-    body = as_alice.post("/recall", {"min_relevance": 0, "query": "launch plans", "token_budget": 1000}).json()
+    body = as_alice.post("/recall", {"query": "launch plans", "token_budget": 1000}).json()
     summary = body["episode"]["summary"]
     assert summary.endswith(" …") and full.startswith(summary[: -len(" …")])
     head = body["text"][body["text"].index("# Latest episode") :]
     assert head.endswith(summary)
     assert tokens.count(head) <= 100
     # A budget whose tenth cannot hold a useful cut has no episode rather than a stub.
-    small = as_alice.post("/recall", {"min_relevance": 0, "query": "launch plans", "token_budget": 200}).json()
+    small = as_alice.post("/recall", {"query": "launch plans", "token_budget": 200}).json()
     assert small["episode"] is None and "# Latest episode" not in small["text"]
 
 
@@ -130,7 +126,7 @@ def test_the_notes_list_is_most_relevant_first_while_the_text_is_a_timeline(as_a
         ]
     ):
         as_alice.post("/memories", {"text": text, "occurred_at": f"2024-0{i + 1}-01T10:00:00+00:00"})
-    body = as_alice.post("/recall", {"min_relevance": 0, "query": "where does Alex live now? Lisbon", "token_budget": 1200}).json()
+    body = as_alice.post("/recall", {"query": "where does Alex live now? Lisbon", "token_budget": 1200}).json()
     scores = [n["score"] for n in body["notes"]]
     assert "Lisbon" in body["notes"][0]["content"]
     assert scores == sorted(scores, reverse=True)

@@ -1,9 +1,5 @@
 """How the recall bundle spends its budget: filled when asked, sessions taking turns, every line counted."""
 
-# These tests are about what the bundle holds and how it packs it: they ask for no relevance floor
-# (min_relevance 0), since the test embedder's cosines mean nothing to the floor's model. The
-# floor has its own tests, on the real model (tests/engine/retrieval/test_relevance.py).
-
 from __future__ import annotations
 
 import uuid
@@ -44,8 +40,8 @@ def garden_talk(as_alice, store):
 
 
 def test_a_large_budget_is_filled(garden_talk):
-    small = garden_talk.post("/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": 500}).json()
-    large = garden_talk.post("/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": 2000}).json()
+    small = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 500}).json()
+    large = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 2000}).json()
     assert small["tokens"] <= 500 and large["tokens"] <= 2000
     # 60 matching turns of about 17 tokens: all of them fit in 2,000 tokens, so all are in.
     assert len(small["notes"]) < 30
@@ -53,12 +49,12 @@ def test_a_large_budget_is_filled(garden_talk):
 
 
 def test_limit_caps_the_notes(garden_talk):
-    body = garden_talk.post("/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": 2000, "limit": 5}).json()
+    body = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 2000, "limit": 5}).json()
     assert len(body["notes"]) == 5
 
 
 def test_every_header_and_day_line_is_counted(garden_talk):
-    body = garden_talk.post("/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": 300}).json()
+    body = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 300}).json()
     text = body["text"]
     assert body["tokens"] == tokens.count(text) <= 300
     assert text.startswith("# Relevant notes\n[1 March 2026]\n- ") or "[1 March 2026]" not in text
@@ -73,7 +69,7 @@ def test_a_budget_without_room_for_header_and_note_holds_no_note(garden_talk):
     note = "- " + _turns("x", "2026-03-01", 1)[0]["text"]
     # The header, a day line and one note line need more than this.
     budget = max(64, tokens.count(note))
-    body = garden_talk.post("/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": budget}).json()
+    body = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": budget}).json()
     assert body["tokens"] <= budget
     for item in body["notes"]:
         assert item["content"] in body["text"]
@@ -93,7 +89,7 @@ def test_sessions_take_turns_in_the_bundle(as_alice, store):
     as_alice.post("/conversations", {"turns": crowded})
     as_alice.post("/conversations", {"turns": other})
     # 400 tokens: room for about nine of these notes, and the search is asked for 16.
-    body = as_alice.post("/recall", {"min_relevance": 0, "query": "Kyoto trip spring temples", "token_budget": 400}).json()
+    body = as_alice.post("/recall", {"query": "Kyoto trip spring temples", "token_budget": 400}).json()
     contents = [n["content"] for n in body["notes"]]
     assert 2 <= len(contents) < 13
     assert "Kyoto in spring: the trip to the temples cost 900 euros." in contents
@@ -120,7 +116,7 @@ def test_notes_outside_sessions_are_never_held_back():
 def test_a_filled_bundle_leaves_room_for_the_wrapper(garden_talk):
     wrapper = "<amem-memory>\nWhat you remember about this user (may be outdated):\n\n</amem-memory>"
     body = garden_talk.post(
-        "/recall", {"min_relevance": 0, "query": "garden tomatoes basil", "token_budget": 400, "wrapper": wrapper}
+        "/recall", {"query": "garden tomatoes basil", "token_budget": 400, "wrapper": wrapper}
     ).json()
     framing = tokens.count(wrapper)
     assert body["tokens"] == tokens.count(body["text"]) + framing <= 400

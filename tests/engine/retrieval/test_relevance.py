@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from engine.errors import InvalidInput
 from engine.index.tokenize import tokenize
 from engine.index_sync import indexer
 from engine.layers import recall
 from engine.retrieval import relevance_weights
-from engine.retrieval.relevance import coverage, relevance
+from engine.retrieval.relevance import background, coverage, relevance
 from engine.write.pipeline import EpisodicItem, add_episodic_batch
+
+FITTED = next(iter(relevance_weights.EMBEDDED))
 
 
 def test_coverage_is_the_share_of_distinct_query_terms_the_note_holds():
@@ -19,25 +22,39 @@ def test_coverage_is_the_share_of_distinct_query_terms_the_note_holds():
     assert coverage([], "anything") == 0.0
 
 
-def test_a_model_the_weights_were_not_fitted_for_is_read_by_its_words_only():
+def test_the_background_is_the_mean_cosine_of_the_first_eight_matches():
+    assert background([0.5, 0.3, 0.1]) == pytest.approx(0.3)
+    assert background([0.9] * 8 + [0.0] * 20) == pytest.approx(0.9)
+    assert background([]) == 0.0
+
+
+def test_a_model_the_weights_were_not_fitted_for_has_no_relevance_and_no_floor(caplog):
     terms = tokenize("Where does Alex live?", drop_stop_words=True)
     note = "Alex moved to Lisbon last spring."
-    unfitted = relevance(terms, note, 0.95, 3.0, model="some-other-model")
-    assert unfitted == relevance(terms, note, 0.0, 3.0, model=None)
-    fitted = next(iter(relevance_weights.EMBEDDED))
-    assert relevance(terms, note, 0.95, 3.0, model=fitted) != unfitted  # its cosine counts
+    assert relevance(terms, note, 0.95, 3.0, model="some-other-model", background=0.2) is None
+    assert "recall floor off for the embedding model some-other-model" in caplog.text
+    assert 0 < (relevance(terms, note, 0.95, 3.0, model=FITTED, background=0.2) or 0) < 1
+    # Without a vector (a Chinese query on the English-only model) the words are read.
+    assert 0 < (relevance(terms, note, 0.0, 3.0, model=None, background=0.0) or 0) < 1
 
 
-def test_relevance_rises_with_the_cosine_and_with_shared_words():
-    model = next(iter(relevance_weights.EMBEDDED))
+def test_relevance_rises_with_the_cosine_the_lead_over_the_background_and_shared_words():
     terms = tokenize("Where do I live these days?", drop_stop_words=True)
-    assert relevance(terms, "x", 0.5, None, model=model) > relevance(terms, "x", 0.1, None, model=model)
-    assert relevance(terms, "I live in Lisbon.", 0.2, 2.0, model=model) > relevance(terms, "x", 0.2, None, model=model)
+
+    def rel(content: str, similarity: float, bm25: float | None = None, usual: float = 0.2) -> float:
+        value = relevance(terms, content, similarity, bm25, model=FITTED, background=usual)
+        assert value is not None
+        return value
+
+    assert rel("x", 0.5) > rel("x", 0.1)
+    assert rel("x", 0.33, usual=0.05) > rel("x", 0.33, usual=0.4)
+    assert rel("I live in Lisbon.", 0.2, 2.0) > rel("x", 0.2)
 
 
 @pytest.mark.realmodel
 def test_the_worked_example_keeps_its_answer_and_an_unrelated_question_gets_no_notes(alice, store):
-    """The OpenClaw README's example: the note that answers had a cosine of 0.29, under the old 0.3."""
+    """The OpenClaw README's example: the note that answers has a cosine of 0.33 (0.29 in the report
+    that found it dropped by the old cosine floor of 0.3), below most unrelated turns of LoCoMo."""
     add_episodic_batch(
         alice,
         [
@@ -56,7 +73,5 @@ def test_the_worked_example_keeps_its_answer_and_an_unrelated_question_gets_no_n
 
 
 def test_a_floor_outside_0_to_1_is_refused(alice, store):
-    from engine.errors import InvalidInput
-
     with pytest.raises(InvalidInput, match="min_relevance"):
         recall.build(alice, "anything", min_relevance=1.5)

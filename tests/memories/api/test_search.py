@@ -9,7 +9,7 @@ from memories.models import Note
 COFFEE = "Alex likes a flat white with oat milk every morning."
 TEA = "Sam drinks green tea and never touches coffee."
 WORLD = "The café on Main Street opens at seven in the morning."
-HIT_FIELDS = {"via", "similarity", "score", "rrf", "relevance"}  # beyond the note_fields every answer carries
+HIT_FIELDS = {"via", "similarity", "score", "rrf"}  # beyond the note_fields; relevance too, on a model with weights
 
 
 def test_write_count_search_end_to_end(as_alice, as_bob, store, note_fields):
