@@ -87,6 +87,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 # The recall floor the bundles are built with (--min-relevance; None: the product's).
 FLOOR: list[float | None] = [None]
 
+
 def quoted(summary: str, text: str) -> bool:
     """Whether ``summary`` quotes ``text``: one of its sentences (or that sentence's first 60
     characters, as a summary cuts long ones) appears in it."""
@@ -209,7 +210,9 @@ def locate_misses(agent, questions, budget: int, orders, misses: dict[tuple[str,
 
     by_source = {s: n.pk for n in Note.objects.filter(agent_id=agent.pk, is_active=True) for s in n.sources}
     for question in questions:
-        missing = question.gold - bundle_sources(agent, recall.build(agent, question.text, token_budget=budget, min_relevance=FLOOR[0]))
+        missing = question.gold - bundle_sources(
+            agent, recall.build(agent, question.text, token_budget=budget, min_relevance=FLOOR[0])
+        )
         order = orders[question.text]
         for gold in missing:
             rank = order.index(by_source[gold]) if by_source.get(gold) in order else None

@@ -48,17 +48,16 @@ def _stores() -> list[tuple[str, str, str, list, list[str]]]:
         memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
         out.append((split, "en", conv.name, memories, [q.text for q in conv.questions]))
     for lang, name in (("zh", "zh"), ("en", "madial-en")):
-        for i, (user, memories, questions) in enumerate(load_madial(data_dir() / "madial", lang)):
-            rows = [Memory(m.id, m.text, m.occurred_at) for m in memories]
+        for i, (user, events, questions) in enumerate(load_madial(data_dir() / "madial", lang)):
+            rows = [Memory(m.id, m.text, m.occurred_at) for m in events]
             out.append(("fit" if i == 0 else "held", name, f"madial-{lang}-{user}", rows, [q.text for q in questions]))
     return out
 
 
 def dump(out: Path, limit: int, seed: int, langs: tuple[str, ...], splits: tuple[str, ...]) -> None:
+    from bench.evaluate import IngestOptions, ingest
     from engine.retrieval.search import search
     from memories.models import Agent
-
-    from bench.evaluate import IngestOptions, ingest
 
     everything = _stores()
     stores = [s for s in everything if s[1] in langs and s[0] in splits]
@@ -70,7 +69,9 @@ def dump(out: Path, limit: int, seed: int, langs: tuple[str, ...], splits: tuple
         # Seeded per store, so a split dumped alone draws the same questions.
         rng = random.Random(f"{seed}-{name}")
         # Foreign questions: another store's of the same language (and split, where there are several).
-        others = [q for s, lg, n, _, qs in everything if lg == lang and n != name and (s == split or lang != "en") for q in qs]
+        others = [
+            q for s, lg, n, _, qs in everything if lg == lang and n != name and (s == split or lang != "en") for q in qs
+        ]
         n_own, n_foreign = ASKED[lang]
         asked = [(q, "own") for q in rng.sample(own, min(n_own, len(own)))]
         asked += [(q, "foreign") for q in rng.sample(others, min(n_foreign, len(others)))]
@@ -160,14 +161,16 @@ def _relevance(row: dict, lang: str) -> float:
 
     terms = RANKING.query_terms(row["query"])
     model = DUMP_MODEL[LANG[lang]]
-    return relevance(terms, row["note"], row["similarity"], row["bm25"], model=model, background=_background(row))
+    value = relevance(terms, row["note"], row["similarity"], row["bm25"], model=model, background=_background(row))
+    assert value is not None, "the dump's model has fitted weights"
+    return value
 
 
 def fit() -> None:
     """Logistic regression per kind of query (with a vector: English; words only: Chinese) on the
     fit split, and the floor: the highest that keeps ``KEEP`` of the relevant notes in each set."""
     import numpy as np
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
     weights = {}
     for lang in ("en", "zh"):
@@ -207,24 +210,30 @@ FLOOR = {floor}
     importlib.reload(relevance_weights)
 
 
+# The plugin's word lists before this floor (integrations/openclaw/src/relevance.ts, before 2026-12).
+_COMMON_PAIRS_TEXT = (
+    "我们 你们 他们 什么 一个 没有 可以 这个 那个 今天 明天 昨天 时候 现在 已经 还是 就是 不是 自己 知道 觉得 开始 一下 一些 "
+    "怎么 为什么 哪里 我的 你的 是的 了吗 好的 这些 那些 因为 所以 但是 如果 然后 的时 时间 一直 还有 喜欢 我在 我是 我有 我想 "
+    "在哪"
+)
+_LATIN_STOP_TEXT = (
+    "what when where which while with that this these those there their them they have has had does did done from "
+    "into about your yours mine were been being will would could should shall than then also just only very much many "
+    "more most some such like know tell said says"
+)
+_COMMON_PAIRS, _LATIN_STOP = frozenset(_COMMON_PAIRS_TEXT.split()), frozenset(_LATIN_STOP_TEXT.split())
+
+
 def _shares_words(content: str, query: str) -> bool:
     """The plugin's rule for a match without a cosine (integrations/openclaw/src/relevance.ts)."""
+    import itertools
     import re
 
-    common = set(
-        "我们 你们 他们 什么 一个 没有 可以 这个 那个 今天 明天 昨天 时候 现在 已经 还是 就是 不是 自己 知道 觉得 开始 一下 "
-        "一些 怎么 为什么 哪里 我的 你的 是的 了吗 好的 这些 那些 因为 所以 但是 如果 然后 的时 时间 一直 还有 喜欢 我在 我是 "
-        "我有 我想 在哪".split()
-    )
-    stop = set(
-        "what when where which while with that this these those there their them they have has had does did done from "
-        "into about your yours mine were been being will would could should shall than then also just only very much many "
-        "more most some such like know tell said says".split()
-    )
+    common, stop = _COMMON_PAIRS, _LATIN_STOP
 
     def pairs(text: str) -> set[str]:
         han = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-        return {a + b for a, b in zip(text, text[1:]) if han.match(a) and han.match(b) and a + b not in common}
+        return {a + b for a, b in itertools.pairwise(text) if han.match(a) and han.match(b) and a + b not in common}
 
     def words(text: str) -> set[str]:
         return {w for w in re.findall(r"[a-z][a-z'-]{3,}", text.lower()) if w not in stop}
@@ -245,11 +254,14 @@ def report() -> None:
     floors = {
         "no floor (API and MCP recall before)": lambda r, lang: True,
         f"plugin before: cosine ≥ {PLUGIN_COSINE}, else shared words": lambda r, lang: _plugin_keeps(r),
-        f"relevance ≥ {relevance_weights.FLOOR} (the default now)": lambda r, lang: _relevance(r, lang)
-        >= relevance_weights.FLOOR,
+        f"relevance ≥ {relevance_weights.FLOOR} (the default now)": lambda r, lang: (
+            _relevance(r, lang) >= relevance_weights.FLOOR
+        ),
     }
-    print("| split | language | floor | relevant kept (recall) | kept that are relevant (precision) "
-          "| own questions keeping a relevant note | foreign questions left with nothing |")
+    print(
+        "| split | language | floor | relevant kept (recall) | kept that are relevant (precision) "
+        "| own questions keeping a relevant note | foreign questions left with nothing |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for split in ("held", "fit"):
         for lang in LANG:
@@ -259,7 +271,7 @@ def report() -> None:
                 hits = sum(k and r["label"] for k, r in zip(kept, rows, strict=True))
                 relevant = sum(r["label"] for r in rows)
                 precision = hits / sum(kept) if sum(kept) else float("nan")
-                by_query: dict[tuple[str, str], list[tuple[bool, bool]]] = {}
+                by_query: dict[tuple[str, str], list[tuple[bool, bool, str]]] = {}
                 for k, r in zip(kept, rows, strict=True):
                     by_query.setdefault((r["store"], r["query"]), []).append((k, r["label"], r["origin"]))
                 answerable = [v for v in by_query.values() if v[0][2] == "own" and any(lab for _, lab, _ in v)]
@@ -283,7 +295,9 @@ def main(argv: list[str] | None = None) -> None:
     d.add_argument("--out", required=True, type=Path)
     d.add_argument("--limit", type=int, default=8)
     d.add_argument("--seed", type=int, default=7)
-    d.add_argument("--langs", nargs="+", default=list(LANG), choices=list(LANG), help="sets: en (LoCoMo), zh, madial-en")
+    d.add_argument(
+        "--langs", nargs="+", default=list(LANG), choices=list(LANG), help="sets: en (LoCoMo), zh, madial-en"
+    )
     d.add_argument("--splits", nargs="+", default=["fit", "held"], choices=["fit", "held"])
     sub.add_parser("fit", help="fit the relevance model and its floor on the fit split")
     sub.add_parser("report", help="precision and recall of the floors, per language, held split first")

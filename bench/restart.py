@@ -26,9 +26,9 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,9 @@ def main() -> None:
     parser.add_argument("--data-dir", required=True, help="a store bench scale --data-dir filled")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--database-url", default="", help="the PostgreSQL store bench scale filled (default: DIR's SQLite)")
+    parser.add_argument(
+        "--database-url", default="", help="the PostgreSQL store bench scale filled (default: DIR's SQLite)"
+    )
     parser.add_argument("--writes", type=int, default=8, help="writes sent together once /healthz says 200")
     parser.add_argument("--cold", action="store_true", help="drop the OS page cache before each start (root)")
     args = parser.parse_args()

@@ -63,7 +63,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--data-dir", default="")
-    parser.add_argument("--database-url", default="", help="an empty PostgreSQL database (default: SQLite in the data dir)")
+    parser.add_argument(
+        "--database-url", default="", help="an empty PostgreSQL database (default: SQLite in the data dir)"
+    )
     args = parser.parse_args()
 
     more = {"DATABASE_URL": args.database_url} if args.database_url else {}

@@ -16,6 +16,7 @@ first write after the upgrade.
 
 from __future__ import annotations
 
+import uuid
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
@@ -38,7 +39,7 @@ def record(lengths: Mapping[Note, int], erased: Sequence[Note] = ()) -> dict[str
     indexers that race over one note count it once. One UPDATE per (agent, old length, new
     length), not one per note: a 1,000-turn conversation made 1,000 statements here.
     """
-    swaps: dict[tuple[str, int | None, int | None], list[str]] = defaultdict(list)
+    swaps: dict[tuple[str, int | None, int | None], list[uuid.UUID]] = defaultdict(list)  # note pks
     for note, length in lengths.items():
         if note.lexical_length != length:
             swaps[(note.agent_id, note.lexical_length, length)].append(note.pk)

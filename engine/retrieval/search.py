@@ -155,9 +155,7 @@ def topics_allow(note: Note | Candidate, topics: tuple[str, ...]) -> bool:
 
 def embed_query(query: str) -> np.ndarray:
     # Asymmetric models (E5) embed queries differently from passages.
-    return runtime.embedder().encode_query(
-        query
-    )  # one text: ONNX Runtime on one thread (engine/index/embeddings.py)
+    return runtime.embedder().encode_query(query)  # one text: ONNX Runtime on one thread (engine/index/embeddings.py)
 
 
 def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[str]:
@@ -304,9 +302,7 @@ def search(
             matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
         )
         for linked in walked:
-            how_relevant = relevance(
-                terms, linked.note.content, linked.similarity, None, model=model, background=usual
-            )
+            how_relevant = relevance(terms, linked.note.content, linked.similarity, None, model=model, background=usual)
             result = Result(linked.note, "link", linked.similarity, 0.0, 0.0, relevance=how_relevant)
             if explain:
                 result.explain = {
