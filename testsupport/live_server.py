@@ -114,7 +114,9 @@ class LiveServer:
         self.key = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("api key: "))
         return self
 
-    def start(self, timeout: float = 180) -> LiveServer:
+    def start(self, timeout: float = 180, *, until_ready_line: bool = False) -> LiveServer:
+        """Start gunicorn as ``make run`` does; return once /healthz says 200, or with
+        ``until_ready_line`` once the log has the line the README tells a user to wait for."""
         self.log = open(self.data_dir / "server.log", "ab")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             [str(GUNICORN), "-c", "gunicorn.conf.py", "amem_site.wsgi"],
@@ -127,11 +129,15 @@ class LiveServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server exited ({self.process.returncode}):\n{self.read_log()}")
-            try:
-                if self.call("GET", "/healthz", key=None).status == 200:
+            if until_ready_line:
+                if f"amem: ready on {self.url}" in self.read_log():
                     return self
-            except OSError:
-                pass
+            else:
+                try:
+                    if self.call("GET", "/healthz", key=None).status == 200:
+                        return self
+                except OSError:
+                    pass
             time.sleep(0.3)
         raise RuntimeError(f"the server did not answer within {timeout} s:\n{self.read_log()}")
 

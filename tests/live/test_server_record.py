@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from testsupport.live_server import LiveServer
 from tests.live.conftest import start_server
 
 pytestmark = pytest.mark.slow
@@ -55,5 +56,20 @@ def test_once_healthz_says_ready_writes_wait_for_nothing_and_the_ready_line_is_p
         assert took < 30, f"8 first writes took {took:.1f} s"
         out = server.manage("amem_search", "--agent", "alice", "concurrent first write")
         assert "Concurrent first write" in out
+    finally:
+        server.drop()
+
+
+def test_the_readmes_first_example_answers_right_after_the_ready_line(tmp_path_factory):
+    # README: `make run` (migrate, amem_bootstrap, the server), then, once it prints
+    # "amem: ready on …": manage.py amem_search --agent demo "what coffee does alex like".
+    server = LiveServer(tmp_path_factory.mktemp("live-readme"), backend="sqlite")
+    try:
+        server.data_dir.mkdir(parents=True, exist_ok=True)
+        server.manage("migrate", "--verbosity", "0")
+        server.manage("amem_bootstrap")
+        server.start(until_ready_line=True)
+        out = server.manage("amem_search", "--agent", "demo", "what coffee does alex like")
+        assert "flat white" in out.lower(), out
     finally:
         server.drop()

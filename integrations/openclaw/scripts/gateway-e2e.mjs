@@ -23,7 +23,7 @@
  *    a. the plugin is loaded; the log says recall and capture are on and each agent reaches its own
  *       amem agent (openclaw-e2e-main, openclaw-e2e-writer) through the gateway key;
  *    b. each agent's turn is captured into its own amem agent, never the other's;
- *    c. each agent's recall block carries its own memory only, within tokenBudget (80) counted
+ *    c. each agent's recall block carries its own memory only, within tokenBudget (120) counted
  *       with amem's tokenizer, wrapper included; no recalled text is stored again;
  *    d. memory_add called through OpenClaw's Tool Search (tool_call) stores the note, and the
  *       turn's auto-capture is skipped (the agent changed memory itself);
@@ -55,7 +55,10 @@ const PYTHON = process.env.AMEM_PYTHON ?? join(REPO, ".venv", "bin", "python");
 const CAPTURE_TARGET = process.env.E2E_CAPTURE_TARGET ?? "turns";
 const KEEP = process.env.E2E_KEEP === "1";
 const GATEWAY_PREFIX = "openclaw-e2e-";
-const TOKEN_BUDGET = 80;
+// Small enough that the budget is really tested, big enough for the README's worked example: with 80
+// the main agent's block held only its other note (Ana in Porto, which "live" also matches) and no
+// room was left for the one that answers.
+const TOKEN_BUDGET = 120;
 const T0 = Date.now();
 
 const children = [];

@@ -14,11 +14,12 @@
  */
 
 /**
- * amem's default floor (its engine/retrieval/relevance_weights.py FLOOR): the highest that kept 90 %
- * of the notes labelled relevant, in English and in Chinese, on the fit split. Both thresholds
- * default to it.
+ * amem's default floor (its engine/retrieval/relevance_weights.py FLOOR): the highest that kept every
+ * note labelled relevant in its fit sets (English and Chinese). It drops little; a stricter floor
+ * buys precision at the answer's cost (amem's docs/benchmarks.md, "Recall floor", has the trade).
+ * Both thresholds default to it.
  */
-export const RELEVANCE_FLOOR = 0.05;
+export const RELEVANCE_FLOOR = 0.01;
 
 const CJK = /[\u3400-\u4dbf\u4e00-\u9fff]/;
 // Character pairs so common that sharing one says nothing about the topic.
