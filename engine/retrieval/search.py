@@ -28,7 +28,7 @@ from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
 from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
-from engine.retrieval.relevance import background, relevance
+from engine.retrieval.relevance import BACKGROUND_OF, background, relevance
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -249,18 +249,22 @@ def search(
 
     scored = {n.key: score(n.key) for n in candidates}
     ranked = scored
+    dense_cos = {h.id: h.score for h in dense}
+
+    def cosine(n: Candidate) -> float:
+        assert qvec is not None
+        return dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)
+
     if ranking.link_lift > 0 and len(candidates) > 1:
         # The walk's relevance gate: a note far from the query is never lifted into the matches.
-        dense_cos = {h.id: h.score for h in dense}
         # Without a query vector every candidate is a BM25 hit: lexically related to the query.
-        relevant = {
-            n.key
-            for n in candidates
-            if qvec is None or (dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)) >= cfg.bfs_min_sim
-        }
+        relevant = {n.key for n in candidates if qvec is None or cosine(n) >= cfg.bfs_min_sim}
         shares = (ranking.link_lift, ranking.link_lift_far)
         ranked = lift(scored, link_paths(list(scored)), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
+    # What this store offers any note for this query (engine/retrieval/relevance.py): the first
+    # candidates in rank order whatever ``limit`` is, so a match's relevance does not depend on it.
+    usual = background([cosine(n) for n in candidates[:BACKGROUND_OF]]) if qvec is not None else 0.0
     whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
     matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
 
@@ -268,14 +272,10 @@ def search(
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
     lexical_at = {h.id: (rank, h.score) for rank, h in enumerate(lexical, start=1)}
     results: list[Result] = []
-    # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
-    similarities = [
-        dense_at[str(n.pk)][1] if str(n.pk) in dense_at else note_cosine(qvec, n) if qvec is not None else 0.0
-        for n in matches
-    ]
-    usual = background(similarities)
-    for note, similarity in zip(matches, similarities, strict=True):
+    for note in matches:
         key = str(note.pk)
+        # A dense hit keeps the store's score; a BM25-only hit gets its real cosine, never 0.
+        similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note) if qvec is not None else 0.0
         bm25 = lexical_at[key][1] if key in lexical_at else None
         how_relevant = relevance(terms, note.content, similarity, bm25, model=model, background=usual)
         result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0), relevance=how_relevant)

@@ -91,3 +91,16 @@ def test_a_chinese_question_keeps_its_answer_whatever_the_floor(alice, store):
     kept = recall.build(alice, "家里谁养蜜蜂？", min_relevance=0.5).notes
     assert "我奶奶在老家院子里养蜜蜂，每年秋天收蜂蜜。" in [n["content"] for n in kept]
     assert all(n["relevance"] is None for n in kept)
+
+
+@pytest.mark.realmodel
+def test_a_matchs_relevance_does_not_depend_on_the_limit(alice, store):
+    from engine.retrieval.search import search
+
+    texts = [f"Note {i}: the harbour ferry timetable changes in spring, week {i}." for i in range(12)]
+    add_episodic_batch(alice, [EpisodicItem("I moved to Lisbon last month, with my dog Rex."), *map(EpisodicItem, texts)])
+    indexer.sync_dirty()
+    one = search("Where do I live these days?", alice, limit=1, heat=False, links=False)
+    eight = search("Where do I live these days?", alice, limit=8, heat=False, links=False)
+    assert one[0].note == eight[0].note
+    assert one[0].relevance == pytest.approx(eight[0].relevance)
