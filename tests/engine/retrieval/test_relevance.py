@@ -98,7 +98,9 @@ def test_a_matchs_relevance_does_not_depend_on_the_limit(alice, store):
     from engine.retrieval.search import search
 
     texts = [f"Note {i}: the harbour ferry timetable changes in spring, week {i}." for i in range(12)]
-    add_episodic_batch(alice, [EpisodicItem("I moved to Lisbon last month, with my dog Rex."), *map(EpisodicItem, texts)])
+    add_episodic_batch(
+        alice, [EpisodicItem("I moved to Lisbon last month, with my dog Rex."), *map(EpisodicItem, texts)]
+    )
     indexer.sync_dirty()
     one = search("Where do I live these days?", alice, limit=1, heat=False, links=False)
     eight = search("Where do I live these days?", alice, limit=8, heat=False, links=False)
