@@ -1,6 +1,6 @@
 """``python -m bench <benchmark> …``: every benchmark from the project root (never part of the product).
 
-    python -m bench locomo|madial …   retrieval recall on LoCoMo / MADial (bench/retrieval.py)
+    python -m bench locomo|madial|realtalk …  retrieval recall on LoCoMo / MADial / REALTALK (bench/retrieval.py)
     python -m bench scale …           bulk ingest and filtered index query latency (bench/scale.py)
     python -m bench search …          in-process search latency at scale (bench/search.py)
     python -m bench ops …             memory, disk, backup, restore and rebuild on a bench/search.py store (bench/ops.py)
@@ -38,7 +38,7 @@ SCRIPTS = {
     "mem0": "bench.mem0_side",
     "relevance": "bench.relevance",
 }
-RETRIEVAL = ("locomo", "madial")
+RETRIEVAL = ("locomo", "madial", "realtalk")
 
 
 def main(argv: list[str]) -> int:

@@ -100,11 +100,11 @@ def quoted(summary: str, text: str) -> bool:
 
 
 def bundle_sources(agent, bundle) -> set[str]:
-    """The gold ids (note ``sources``) the bundle carries: its notes, the notes its facts were
-    read from, and the turns its episode summaries quote."""
+    """The gold ids (note ``sources``) the bundle carries: its notes and the turns around them, the
+    notes its facts were read from, and the turns its episode summaries quote."""
     from memories.models import Episode, Fact, Note
 
-    note_ids = [n["id"] for n in bundle.notes]
+    note_ids = [i for n in bundle.notes for i in (n["id"], *(s["id"] for s in n.get("surrounding", ())))]
     fact_notes = [s for f in Fact.objects.filter(pk__in=[f["id"] for f in bundle.facts]) for s in f.sources]
     carried = set(note_ids) | set(fact_notes)
     episodes = list(getattr(bundle, "episodes", None) or ([bundle.episode] if bundle.episode else []))

@@ -117,6 +117,56 @@ def load_locomo(path: Path, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[
     return conversations
 
 
+_REALTALK_DATE = "%d.%m.%Y, %H:%M:%S"
+
+
+def _realtalk_evidence(raw: list[str]) -> list[str]:
+    """REALTALK's evidence ids, repaired ('D5:3.', 'D1:11; D3:18', 'D12:3-D12:5', 'D 2:18')."""
+    ids: list[str] = []
+    for item in raw:
+        for piece in re.split(r"[;,]", str(item)):
+            piece = piece.replace(" ", "").rstrip(".")
+            span = re.fullmatch(r"D(\d+):(\d+)-D?(\d+)?:?(\d+)", piece)
+            if span:
+                day, first, _day2, last = span.groups()
+                ids += [f"D{int(day)}:{i}" for i in range(int(first), int(last) + 1)]
+            elif _DIA_ID.match(piece):
+                ids.append(piece)
+    return ids
+
+
+def load_realtalk(folder: Path) -> list[Conversation]:
+    """REALTALK (danny911kr/REALTALK, ``data/Chat_*.json``): 10 two-person chats over 21 days, LoCoMo's
+    format. A turn's id is "S<session>:<dia_id>" (its ``dia_id`` counts days, not sessions, and a
+    day can span sessions), so a gold id names its session like LoCoMo's "D<session>:<turn>".
+    Questions whose evidence names no kept turn are left out."""
+    conversations: list[Conversation] = []
+    files = sorted(Path(folder).glob("Chat_*.json"), key=lambda p: int(p.name.split("_")[1]))
+    if not files:
+        raise SystemExit(f"bench: no REALTALK Chat_*.json files in {folder}")
+    for path in files:
+        sample = json.loads(path.read_text(encoding="utf-8"))
+        item = Conversation(path.stem)
+        ids: dict[str, str] = {}
+        sessions = sorted(int(m.group(1)) for k in sample if (m := _SESSION.match(k)))
+        for number in sessions:
+            label = sample[f"session_{number}_date_time"]
+            for turn in sample[f"session_{number}"]:
+                when = dt.datetime.strptime(turn["date_time"], _REALTALK_DATE).replace(tzinfo=dt.UTC)
+                text = f'{turn["speaker"]} said, "{turn["clean_text"]}"'
+                if turn.get("blip_caption"):
+                    text += f" and shared {turn['blip_caption']}"
+                ids[turn["dia_id"]] = f"S{number}:{turn['dia_id']}"
+                item.turns.append(Turn(ids[turn["dia_id"]], number, turn["speaker"], text, when, label))
+        for qa in sample["qa"]:
+            gold = [ids[i] for i in _realtalk_evidence(qa.get("evidence", [])) if i in ids]
+            if gold:
+                answer = str(qa.get("answer", ""))
+                item.questions.append(Question(qa["question"], frozenset(gold), str(qa["category"]), answer))
+        conversations.append(item)
+    return conversations
+
+
 def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 

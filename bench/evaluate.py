@@ -5,7 +5,8 @@ collection (Mode B), so nothing leaks between them and BM25's IDF is per store.
 Ingest goes through one function, ``ingest``, so the write path is switched in
 one place. Recall counts a returned note for every id in its ``sources`` (a note
 folded from several turns covers each of them) and counts k as notes returned,
-link results included.
+link results included, and every note in a result's context (the turns around a match ride
+along inside it: engine/retrieval/surrounding.py).
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: 
             replace(plain, date_boost=base.date_boost, link_lift=base.link_lift),
         ),
         Variant("full", "full pipeline", base, links=True),
+        Variant("nocontext", "full, no context (neighbours take slots)", replace(base, context_span=0), links=True),
+        Variant("span2", "full, context of two turns each way", replace(base, context_span=2), links=True),
+        Variant("nolift", "full, no link lift", replace(base, link_lift=0.0, link_lift_far=0.0), links=True),
+        Variant("decay", "full, session decay 0.85", replace(base, session_decay=0.85), links=True),
+        Variant("bare", "full, no walk", base),
         Variant("share40", "full, dense share 0.4 at every query length", replace(base, dense_share=0.4), links=True),
         Variant("share50", "full, dense share 0.5 at every query length", replace(base, dense_share=0.5), links=True),
         Variant("heated", "full, after one heated pass of the questions", base, links=True, preheat=True),
@@ -172,8 +178,20 @@ def query_vectors(texts: list[str]) -> np.ndarray:
     return runtime.embedder().encode_queries(texts)
 
 
-def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Variant], scores: Scores) -> None:
-    """Search every question at every k under every variant and record evidence recall."""
+def session_of(source: str) -> str:
+    """The session a source id names: "D3" of LoCoMo's "D3:5" (every benchmark's ids are "session:turn")."""
+    return source.split(":", 1)[0]
+
+
+def evaluate(
+    agent: Agent,
+    questions: Sequence[Question],
+    variants: Sequence[Variant],
+    scores: Scores,
+    sessions: Scores | None = None,
+) -> None:
+    """Search every question at every k under every variant and record evidence recall, and in
+    ``sessions`` whether the results hold a gold session at all (1 or 0), per agent (one user's history)."""
     if not questions:
         return
     vectors = query_vectors([q.text for q in questions])
@@ -203,8 +221,14 @@ def evaluate(agent: Agent, questions: Sequence[Question], variants: Sequence[Var
                         )
                         scores.searches += 1
                     results = found[limit][:k]
-                    covered = {s for r in results for s in r.note.sources}
+                    covered = {
+                        s for r in results for n in (r.note, *(c.note for c in r.surrounding)) for s in n.sources
+                    }
                     scores.add(variant.name, question.category, k, len(question.gold & covered) / len(question.gold))
+                    if sessions is not None:
+                        gold = {session_of(g) for g in question.gold}
+                        hit = any(session_of(c) in gold for c in covered)
+                        sessions.add(variant.name, agent.pk, k, float(hit))
     scores.seconds += time.perf_counter() - started
 
 

@@ -20,7 +20,7 @@ from dataclasses import astuple, replace
 from pathlib import Path
 from typing import TextIO
 
-from bench.data import Conversation, data_dir, load_locomo, load_madial
+from bench.data import Conversation, data_dir, load_locomo, load_madial, load_realtalk
 from bench.evaluate import IngestOptions, Memory, Scores, evaluate, ingest, markdown_table, variants
 from bench.pipeline import Pipeline
 from engine import runtime
@@ -60,7 +60,7 @@ class RetrievalBench:
 
     @staticmethod
     def add_arguments(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("benchmark", choices=["locomo", "madial"])
+        parser.add_argument("benchmark", choices=["locomo", "madial", "realtalk"])
         parser.add_argument(
             "--data",
             default=str(data_dir()),
@@ -121,7 +121,10 @@ class RetrievalBench:
         )
 
     def handle(self, **options):
-        needed = Path(options["data"]) / ("locomo10.json" if options["benchmark"] == "locomo" else "madial")
+        needed = (
+            Path(options["data"])
+            / {"locomo": "locomo10.json", "madial": "madial", "realtalk": "realtalk"}[options["benchmark"]]
+        )
         if not needed.exists():
             raise BenchError(f"no benchmark data at {needed}; pass --data with the folder holding it")
         if not options["here"]:
@@ -131,7 +134,7 @@ class RetrievalBench:
                 self._in_fresh_data_dir(options)
             return
         started = time.perf_counter()
-        if options["benchmark"] == "locomo":
+        if options["benchmark"] in ("locomo", "realtalk"):
             scores, categories, ingest_s = self._locomo(options)
         else:
             scores, categories, ingest_s = self._madial(options)
@@ -139,6 +142,10 @@ class RetrievalBench:
         table = markdown_table(scores, variants, categories)
         heading = self._heading(options, scores, ingest_s, time.perf_counter() - started)
         self.stdout.write(f"{heading}\n\n{table}\n")
+        if getattr(self, "sessions", None) is not None:
+            self.stdout.write("A gold session among the results (with their context):\n")
+            users = sorted({c for (_v, c, _k) in self.sessions.values})
+            self.stdout.write(markdown_table(self.sessions, variants, users) + "\n")
         if options["write_doc"]:
             write_block(DOC, self._marker(options), f"{heading}\n\n{table}")
             self.stdout.write(f"written to {DOC}")
@@ -161,24 +168,28 @@ class RetrievalBench:
 
     @staticmethod
     def _path(options) -> str:
-        return options["path"] or ("conversation" if options["benchmark"] == "locomo" else "episodic")
+        return options["path"] or ("episodic" if options["benchmark"] == "madial" else "conversation")
 
     def _options(self, options) -> IngestOptions:
         return IngestOptions(self._path(options), options["date_in_text"])
 
     def _locomo(self, options):
-        conversations = load_locomo(Path(options["data"]) / "locomo10.json")
+        if options["benchmark"] == "realtalk":
+            conversations = load_realtalk(Path(options["data"]) / "realtalk")
+        else:
+            conversations = load_locomo(Path(options["data"]) / "locomo10.json")
         if options["conversations"]:
             conversations = conversations[: options["conversations"]]
         conversations = conversations[options["skip"] :]
         scores, ingest_s = Scores((1, 5, 10, 20)), 0.0
+        self.sessions = Scores((1, 5, 10, 20))
         for whole in conversations:
             conv = first_sessions(whole, options["sessions"]) if options["sessions"] else whole
             t0 = time.perf_counter()
             memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
             agent = self._ingested(f"bench-locomo-{conv.name}", memories, options)
             ingest_s += time.perf_counter() - t0
-            evaluate(agent, conv.questions, self._variants(options), scores)
+            evaluate(agent, conv.questions, self._variants(options), scores, self.sessions)
             self.stderr.write(f"{conv.name}: {len(conv.turns)} turns, {len(conv.questions)} questions")
         return scores, ["1", "2", "3", "4"], ingest_s
 

@@ -177,10 +177,13 @@ def build(
                 return
             if notes.has(result):
                 continue
-            extra = notes.cost(result) + (0 if notes.chosen else header)
-            if spent + extra <= room:
-                notes.take(result)
-                spent += extra
+            # With the turns around it if they fit, else alone.
+            for beside in (notes.fresh(result), []):
+                extra = notes.cost(result, beside) + (0 if notes.chosen else header)
+                if spent + extra <= room:
+                    notes.take(result, beside)
+                    spent += extra
+                    break
 
     take_notes(FIRST_NOTES)
     first_ids = [str(r.note.pk) for r in notes.chosen]
@@ -235,6 +238,10 @@ def build(
                 "score": round(float(result.score), 4),
                 "relevance": None if result.relevance is None else round(result.relevance, 4),
                 "created_at": result.note.created_at,
+                "surrounding": [
+                    {"id": str(s.note.pk), "content": s.note.content, "position": s.position}
+                    for s in notes.beside.get(result.note.pk, [])
+                ],
             }
         )
     return bundle

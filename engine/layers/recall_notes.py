@@ -9,6 +9,9 @@ Measured with ``python -m bench.bundle`` (docs/benchmarks.md, "Recall bundle"):
   question whose answer spans sessions; each further note from a session already in the bundle
   competes at a decayed score (``SESSION_DECAY`` per note already taken from it), so a slightly
   weaker match from another session gets its turn.
+- **Matches with the turns around them.** A match from a conversation brings the turns before
+  and after it (engine/retrieval/surrounding.py) when they fit, written around it in the
+  conversation's order; a note already in the bundle is not written twice.
 - **Written by day.** Notes are written oldest first under one ``[8 May 2023]`` line per day
   rather than a date on every line: the agent reads a timeline (what came first, when something
   was said), and a day shared by several notes is paid for once.
@@ -22,6 +25,7 @@ from collections.abc import Sequence
 
 from engine.layers import tokens
 from engine.retrieval.search import Result
+from engine.retrieval.surrounding import BEFORE, Surrounding
 
 # A budget of B tokens holds about B / TOKENS_PER_NOTE notes; the search is asked for that many
 # (8–60), so diversity has a few candidates beyond what fits. Asking for more hurt: on LoCoMo
@@ -32,6 +36,8 @@ MIN_CANDIDATES, MAX_CANDIDATES = 8, 60
 # Each note already taken from a session multiplies the next one's score by this (LoCoMo conversation
 # 0, 1,000 tokens, 50 candidates: 1.0 (no diversity) 0.795, 0.85 0.814, 0.7 0.818, 0.5 0.804).
 SESSION_DECAY = 0.85
+# The first this many notes of a bundle bring the turns around them (when they fit); later ones come alone.
+SURROUNDED_NOTES = 60
 
 
 def candidate_limit(token_budget: int, limit: int | None) -> int:
@@ -67,31 +73,42 @@ def day_label(moment: dt.datetime | None) -> str:
     return f"[{moment.day} {moment:%B %Y}]" if moment else "[undated]"
 
 
-def note_line(result: Result) -> str:
-    return f"- {' '.join(result.note.content.split())}"
+def note_line(text: str) -> str:
+    return f"- {' '.join(text.split())}"
 
 
 class NoteSection:
-    """Notes chosen so far; ``cost`` of a note is what adding it adds to the text, in tokens."""
+    """Matches chosen so far, each with the turns around it taken along; ``cost`` of a match (and
+    those turns) is what adding it adds to the text, in tokens."""
 
     def __init__(self) -> None:
         self.chosen: list[Result] = []
+        self.beside: dict[object, list[Surrounding]] = {}
         self._days: set[str] = set()
         self._ids: set[object] = set()
 
-    def cost(self, result: Result) -> int:
+    def fresh(self, result: Result) -> list[Surrounding]:
+        """The turns around ``result`` not in the section yet (none past the first ``SURROUNDED_NOTES``)."""
+        if len(self.chosen) >= SURROUNDED_NOTES:
+            return []
+        return [s for s in result.surrounding if s.note.pk not in self._ids and s.note.pk != result.note.pk]
+
+    def cost(self, result: Result, beside: Sequence[Surrounding] = ()) -> int:
         # Lines are joined by newlines and the tokenizer splits on whitespace, so counts add up.
         day = day_label(result.note.created_at)
-        return tokens.count(note_line(result)) + (0 if day in self._days else tokens.count(day))
+        lines = [note_line(result.note.content), *(note_line(s.note.content) for s in beside)]
+        return sum(tokens.count(line) for line in lines) + (0 if day in self._days else tokens.count(day))
 
-    def take(self, result: Result) -> None:
+    def take(self, result: Result, beside: Sequence[Surrounding] = ()) -> None:
         self.chosen.append(result)
-        self._ids.add(result.note.pk)
+        self.beside[result.note.pk] = list(beside)
+        self._ids.update([result.note.pk, *(s.note.pk for s in beside)])
         self._days.add(day_label(result.note.created_at))
 
     def drop_last(self) -> None:
         dropped = self.chosen.pop()
         self._ids.discard(dropped.note.pk)
+        self._ids.difference_update(s.note.pk for s in self.beside.pop(dropped.note.pk, []))
         self._days = {day_label(r.note.created_at) for r in self.chosen}
 
     def has(self, result: Result) -> bool:
@@ -102,7 +119,7 @@ class NoteSection:
         return sorted(self.chosen, key=lambda r: r.note.created_at)
 
     def lines(self) -> list[str]:
-        """Oldest first, one day line before each day's notes."""
+        """Oldest first, one day line before each day's notes; a match between the turns around it."""
         out: list[str] = []
         last = None
         for result in self.chosen_in_order():
@@ -110,5 +127,8 @@ class NoteSection:
             if day != last:
                 out.append(day)
                 last = day
-            out.append(note_line(result))
+            beside = self.beside.get(result.note.pk, [])
+            out += [note_line(s.note.content) for s in beside if s.position == BEFORE]
+            out.append(note_line(result.note.content))
+            out += [note_line(s.note.content) for s in beside if s.position != BEFORE]
         return out

@@ -22,6 +22,7 @@ FIELDS = (
     "last_accessed",
     "importance",
     "embedding",
+    "session",
 )
 
 
@@ -36,6 +37,7 @@ class Candidate:
     last_accessed: dt.datetime | None
     importance: int | None
     embedding: bytes | None
+    session: str
 
 
 def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> list[Candidate]:

@@ -43,9 +43,9 @@ def note_cosine(qvec: np.ndarray, note: Note | Candidate) -> float:
     return cosine(qvec, vector) if vector is not None else 0.0
 
 
-def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple[object, object]], dict[object, str]]:
-    """``rows`` (a ``values_list`` of two note ids) as the database returns them, and each of
-    ``ids`` in the database's form (a hex string on SQLite, a UUID on PostgreSQL).
+def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple], dict[object, str]]:
+    """``rows`` (a ``values_list``) as the database returns them, and each of ``ids`` in the
+    database's form (a hex string on SQLite, a UUID on PostgreSQL).
 
     Read raw: the ORM turned every id of every row into a UUID (and the caller into a string
     again), which cost more than the query itself on a store where each turn has four links.
@@ -58,19 +58,44 @@ def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple[object, objec
         return cursor.fetchall(), as_db
 
 
-def link_paths(note_ids: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """Between the notes ``note_ids``: (source, target) of every link, and of every path of two
-    links through any note (the turn two places away), in one query."""
+@dataclass(frozen=True)
+class LinkRow:
+    pk: int
+    source: str
+    target: str
+    reason: str
+
+
+def touching(note_ids: Sequence[str]) -> list[LinkRow]:
+    """Every link into or out of the notes ``note_ids``, in one query; ids as ``str(UUID)``."""
     ids = list(dict.fromkeys(note_ids))
+    if not ids:
+        return []
     keys = [uuid.UUID(i) for i in ids]  # UUIDs, not strings: the ORM converts each string again
-    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys)).values_list("source_id", "target_id")
-    edges, as_id = _pairs(rows, ids)
-    into: dict[object, list[object]] = defaultdict(list)  # middle note → the candidates it links to
+    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys))
+    raw, as_id = _pairs(rows.values_list("pk", "source_id", "target_id", "reason"), ids)
+
+    def name(db_id: object) -> str:
+        # Only a note outside ``note_ids`` is parsed: most rows join two of them.
+        return as_id[db_id] if db_id in as_id else str(uuid.UUID(hex=str(db_id).replace("-", "")))
+
+    return [LinkRow(pk, name(source), name(target), reason) for pk, source, target, reason in raw]
+
+
+def link_paths(
+    note_ids: Sequence[str], rows: Sequence[LinkRow] | None = None
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Between the notes ``note_ids``: (source, target) of every link, and of every path of two
+    links through any note (the turn two places away). ``rows``: ``touching(note_ids)``, read
+    once by a caller that needs them for more than this."""
+    ids = set(note_ids)
+    edges = [(r.source, r.target) for r in (touching(list(note_ids)) if rows is None else rows)]
+    into: dict[str, list[str]] = defaultdict(list)  # middle note → the candidates it links to
     for source, target in edges:
-        if target in as_id:
+        if target in ids:
             into[source].append(target)
-    direct = [(as_id[s], as_id[t]) for s, t in edges if s in as_id and t in as_id]
-    two = {(as_id[s], as_id[t]) for s, middle in edges if s in as_id for t in into.get(middle, ()) if t != s}
+    direct = [(s, t) for s, t in edges if s in ids and t in ids]
+    two = {(s, t) for s, middle in edges if s in ids for t in into.get(middle, ()) if t != s}
     return direct, sorted(two - set(direct))
 
 

@@ -27,8 +27,9 @@ from engine.retrieval.dates import Window, named_windows, overlap, told_windows,
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
-from engine.retrieval.links import lift, link_paths, note_cosine, walk_links
+from engine.retrieval.links import lift, link_paths, note_cosine, touching, walk_links
 from engine.retrieval.relevance import BACKGROUND_OF, background, relevance
+from engine.retrieval.surrounding import Neighbours, Surrounding, covered, neighbours, surrounding_of
 from engine.text import check_storable
 from memories import access
 from memories.models import Agent, Note
@@ -50,6 +51,9 @@ class Result:
     # How likely the note bears on the query (0–1, engine/retrieval/relevance.py): the floors'
     # measure, comparable across searches, unlike ``score``; None for a model without weights.
     relevance: float | None = None
+    # The turns around a match in its conversation, earliest first (engine/retrieval/surrounding.py);
+    # empty for a link result and for a note outside a conversation.
+    surrounding: list[Surrounding] = field(default_factory=list)
 
 
 class Ranking:
@@ -76,6 +80,12 @@ class Ranking:
     # Added to the candidates from a day or month the query names (engine/retrieval/dates.py); at 1
     # they rank before every candidate from another time that is not lifted by one of them.
     date_boost: float = 1.0
+    # Turns carried before and after each match (engine/retrieval/surrounding.py); 0: none, and a
+    # match's neighbours compete for the slots as matches of their own.
+    context_span: int = 1
+    # Each match already taken from a session multiplies the next candidate's score from it by
+    # this when the slots are filled (1: no decay).
+    session_decay: float = 1.0
 
     def pool(self, limit: int, visible: int | None = None) -> int:
         """How many candidates each leg fetches; ``visible`` caps it where the caller knows the count."""
@@ -171,6 +181,45 @@ def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[s
     return found
 
 
+def pick(
+    candidates: list[Candidate],
+    ranked: dict[str, float],
+    limit: int,
+    adjacent: Neighbours | None,
+    span: int,
+    decay: float,
+) -> list[Candidate]:
+    """The ``limit`` matches, from candidates in rank order: a candidate inside an earlier match's
+    context is already shown there and is passed over; with ``decay`` below 1, each match already
+    taken from a session scales the next candidate of that session's score by it."""
+    if adjacent is None and decay >= 1.0:
+        return candidates[:limit]
+    inside: set[str] = set()
+    taken: dict[str, int] = {}
+    pending = [n for n in candidates]
+    chosen: list[Candidate] = []
+    while pending and len(chosen) < limit:
+        pending = [n for n in pending if n.key not in inside]
+        if not pending:
+            break
+        if decay >= 1.0:
+            best = 0
+        else:
+            best = max(
+                range(len(pending)),
+                key=lambda i: (
+                    ranked[pending[i].key] * decay ** taken.get(pending[i].session or pending[i].key, 0),
+                    -i,
+                ),
+            )
+        note = pending.pop(best)
+        chosen.append(note)
+        taken[note.session or note.key] = taken.get(note.session or note.key, 0) + 1
+        if adjacent is not None:
+            inside |= covered([note.key], adjacent, span)
+    return chosen
+
+
 @metrics.timed(metrics.SEARCH_SECONDS)
 def search(
     query: str,
@@ -255,18 +304,25 @@ def search(
         assert qvec is not None
         return dense_cos[n.key] if n.key in dense_cos else note_cosine(qvec, n)
 
-    if ranking.link_lift > 0 and len(candidates) > 1:
+    span = ranking.context_span
+    lifting = ranking.link_lift > 0 and len(candidates) > 1
+    # The links of the candidates, read once for the lift and the turns around the matches.
+    rows = touching(list(scored)) if lifting or span > 0 else []
+    if lifting:
         # The walk's relevance gate: a note far from the query is never lifted into the matches.
         # Without a query vector every candidate is a BM25 hit: lexically related to the query.
         relevant = {n.key for n in candidates if qvec is None or cosine(n) >= cfg.bfs_min_sim}
         shares = (ranking.link_lift, ranking.link_lift_far)
-        ranked = lift(scored, link_paths(list(scored)), shares, relevant)
+        ranked = lift(scored, link_paths(list(scored), rows), shares, relevant)
     candidates.sort(key=lambda n: (-ranked[n.key], order[n.key]))
     # What this store offers any note for this query (engine/retrieval/relevance.py): the first
     # candidates in rank order whatever ``limit`` is, so a match's relevance does not depend on it.
     usual = background([cosine(n) for n in candidates[:BACKGROUND_OF]]) if qvec is not None else 0.0
-    whole = Note.objects.active().in_bulk([n.pk for n in candidates[:limit]])
-    matches = [whole[n.pk] for n in candidates[:limit] if n.pk in whole]
+    adjacent = neighbours([n.key for n in candidates], span, rows) if span > 0 else None
+    picked = pick(candidates, ranked, limit, adjacent, span, ranking.session_decay)
+    whole = Note.objects.active().in_bulk([n.pk for n in picked])
+    matches = [whole[n.pk] for n in picked if n.pk in whole]
+    around = surrounding_of(agent, matches, adjacent, span, subject=subject) if adjacent is not None else {}
 
     model = runtime.embedder().model_name if qvec is not None else None  # whose cosines these are
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
@@ -278,7 +334,15 @@ def search(
         similarity = dense_at[key][1] if key in dense_at else note_cosine(qvec, note) if qvec is not None else 0.0
         bm25 = lexical_at[key][1] if key in lexical_at else None
         how_relevant = relevance(terms, note.content, similarity, bm25, model=model, background=usual)
-        result = Result(note, "match", similarity, ranked[key], rrf.get(key, 0.0), relevance=how_relevant)
+        result = Result(
+            note,
+            "match",
+            similarity,
+            ranked[key],
+            rrf.get(key, 0.0),
+            relevance=how_relevant,
+            surrounding=around.get(key, []),
+        )
         if explain:
             result.explain = {
                 "dense_rank": dense_at.get(key, (None, None))[0],
@@ -301,7 +365,10 @@ def search(
         walked = walk_links(
             matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
         )
+        shown = {str(c.note.pk) for found in around.values() for c in found}
         for linked in walked:
+            if str(linked.note.pk) in shown:
+                continue  # already there, inside a match's context
             how_relevant = relevance(terms, linked.note.content, linked.similarity, None, model=model, background=usual)
             result = Result(linked.note, "link", linked.similarity, 0.0, 0.0, relevance=how_relevant)
             if explain:

@@ -33,6 +33,7 @@ from engine import locking, metrics, pacing
 from engine.config import get_config
 from engine.errors import AmemError, Busy, InvalidInput, QualityRejected
 from engine.index.embeddings import one_torch_thread
+from engine.retrieval.surrounding import ADJACENT
 from engine.text import check_content, storable
 from engine.write.pipeline import (
     STORE_CHUNK,
@@ -46,7 +47,7 @@ from memories.models import Agent, Link, Note
 
 MAX_TURNS = 5000
 EMBED_CHUNK = 128  # turns embedded per step of a long conversation
-LINK_REASON = "adjacent turn"
+LINK_REASON = ADJACENT  # engine/retrieval/surrounding.py reads these links
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,12 @@ class CoreOut(Schema):
     value: Any
 
 
+class RecallTurnOut(Schema):
+    id: str
+    content: str
+    position: Literal["before", "after"]
+
+
 class RecallNoteOut(Schema):
     id: str
     content: str
@@ -45,6 +51,8 @@ class RecallNoteOut(Schema):
     score: float  # the fused score the search ranked by (0-1): the list is most relevant first
     relevance: float | None  # how likely the note bears on the query (0-1): what min_relevance compares
     created_at: dt.datetime
+    # The turns around the note that the bundle's text carries with it, earliest first.
+    surrounding: list[RecallTurnOut]
 
 
 class RecallFactOut(Schema):

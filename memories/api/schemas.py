@@ -222,6 +222,33 @@ class _FoundNote:
             return getattr(self._result.note, name)
 
 
+class SurroundingOut(Schema):
+    """A turn around a match in its conversation (engine/retrieval/surrounding.py)."""
+
+    id: str
+    content: str
+    position: Literal["before", "after"]
+    distance: int  # turns away from the match (1 = adjacent)
+    sources: list[str]
+    created_at: dt.datetime
+
+    @staticmethod
+    def resolve_id(turn) -> str:
+        return str(turn.note.pk)
+
+    @staticmethod
+    def resolve_content(turn) -> str:
+        return turn.note.content
+
+    @staticmethod
+    def resolve_sources(turn) -> list[str]:
+        return turn.note.sources
+
+    @staticmethod
+    def resolve_created_at(turn) -> dt.datetime:
+        return turn.note.created_at
+
+
 class HitOut(NoteFieldsOut):
     """A search result: its note's fields, then how it was found (engine/retrieval/search.py: Result)."""
 
@@ -230,6 +257,9 @@ class HitOut(NoteFieldsOut):
     score: float
     rrf: float
     relevance: float | None  # None: the embedding model has no fitted weights
+    # The turns before and after a match in its conversation, earliest first; [] for a link
+    # result or a note outside a conversation.
+    surrounding: list[SurroundingOut]
     explain: dict | None = None  # present only when asked
 
 

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from engine.errors import IndexLocked
-from engine.retrieval.search import search
+from engine.retrieval.search import Ranking, search
 from engine.write import conversation
 from memories.models import EVERYONE, SHARED_AGENT, Link, Note, NoteEvent
 
@@ -143,12 +143,17 @@ def test_a_transcript_longer_than_one_call_is_chained_across_chunks(alice, store
     assert link_pairs() == chain | {(b, a) for a, b in chain}
 
 
+class TurnsAlone(Ranking):
+    context_span = 0
+
+
 def test_the_imported_turns_are_indexed_with_their_context(alice, store, tmp_path, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         run("--agent", "alice", write(tmp_path / "chat.jsonl", QUESTION, ANSWER, NEXT_WEEK))
     assert not Note.objects.filter(index_dirty=True).exists()
     # "mountains near the lake" never says "camping": its context, the question, does.
-    hits = search("camping trip", alice, limit=2, heat=False, links=False)
+    # Turns alone (none carried around a match): D1:2 must rank on its own indexed context.
+    hits = search("camping trip", alice, limit=2, heat=False, links=False, ranking=TurnsAlone())
     assert "D1:2" in {s for r in hits for s in r.note.sources}
 
 

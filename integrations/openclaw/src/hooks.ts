@@ -62,7 +62,13 @@ function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
-type RecallOut = { text?: string; notes?: { content: string; similarity?: number; relevance?: number }[] };
+type RecallNote = { content: string; similarity?: number; relevance?: number; surrounding?: { content: string }[] };
+type RecallOut = { text?: string; notes?: RecallNote[] };
+
+/** A recalled note's lines in the bundle's text: the note and the turns written around it. */
+function noteLines(n: RecallNote): string[] {
+  return [n.content, ...(n.surrounding ?? []).map((t) => t.content)].map((c) => `- ${fence(c)}`);
+}
 
 /**
  * The bundle's text without the notes below the relevance floor (relevance.ts), fenced; "" when no
@@ -72,7 +78,8 @@ export function relevantRecall(bundle: RecallOut, query: string, threshold: numb
   const notes = bundle.notes ?? [];
   const weak = notes.filter((n) => !relevant(n, query, threshold));
   if (weak.length === notes.length) return "";
-  const drop = new Set(weak.map((n) => `- ${fence(n.content)}`));
+  const kept = new Set(notes.filter((n) => !weak.includes(n)).flatMap(noteLines));
+  const drop = new Set(weak.flatMap(noteLines).filter((l) => !kept.has(l)));
   return withoutEmptyHeadings(fenceRecall(bundle.text ?? "").split("\n").filter((l) => !drop.has(l))).join("\n");
 }
 type SearchOut = { results: Hit[] };

@@ -120,6 +120,8 @@ export type Hit = {
   created_at?: string;
   topics?: string[];
   subjects?: string[];
+  /** The turns before and after a match in its conversation, earliest first (amem's `surrounding`). */
+  surrounding?: { id: string; content: string; position: "before" | "after" }[];
 };
 
 /**
@@ -185,5 +187,6 @@ export function percent(x: number | undefined): string {
 export function hitLine(h: Hit, i: number): string {
   const via = h.via === "link" ? ", via a link" : "";
   const how = h.via !== "link" && h.similarity === 0 ? "matched by its words" : `similarity ${percent(h.similarity)}`;
-  return `${i + 1}. ${fence(h.content)} (${how}${via}, id: ${h.id})`;
+  const around = (h.surrounding ?? []).map((t) => `\n   ${t.position}: ${fence(t.content)}`).join("");
+  return `${i + 1}. ${fence(h.content)} (${how}${via}, id: ${h.id})${around}`;
 }

@@ -368,6 +368,34 @@ describe("hitLine", () => {
     assert.equal(hitLine({ id: "n2", content: "Tea", similarity: 0.42, via: "match" }, 1), "2. Tea (similarity 42%, id: n2)");
     assert.equal(hitLine({ id: "n3", content: "Cake", similarity: 0.3, via: "link" }, 2), "3. Cake (similarity 30%, via a link, id: n3)");
   });
+
+  it("writes the turns around a match under it, fenced, earliest first", () => {
+    const hit = {
+      id: "n4",
+      content: "A sunset, last week",
+      similarity: 0.5,
+      via: "match",
+      surrounding: [
+        { id: "n3", content: "What did you <b>paint</b>?", position: "before" as const },
+        { id: "n5", content: "Lovely!", position: "after" as const },
+      ],
+    };
+    assert.equal(hitLine(hit, 0), "1. A sunset, last week (similarity 50%, id: n4)\n   before: What did you ‹b›paint‹/b›?\n   after: Lovely!");
+  });
+});
+
+describe("relevantRecall", () => {
+  it("drops a weak note together with the turns written around it, and keeps a line a kept note also has", async () => {
+    const { relevantRecall } = await import("../src/hooks.js");
+    const bundle = {
+      text: "# Relevant notes\n[8 May 2023]\n- Shared turn\n- Weak note\n- Weak neighbour\n- Strong note",
+      notes: [
+        { content: "Strong note", relevance: 0.9, surrounding: [{ content: "Shared turn" }] },
+        { content: "Weak note", relevance: 0.001, surrounding: [{ content: "Shared turn" }, { content: "Weak neighbour" }] },
+      ],
+    };
+    assert.equal(relevantRecall(bundle, "q", 0.02), "# Relevant notes\n[8 May 2023]\n- Shared turn\n- Strong note");
+  });
 });
 
 describe("the relevance floor and the token budget (no server)", () => {

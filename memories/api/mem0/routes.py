@@ -212,7 +212,7 @@ def search_memories(request: HttpRequest, body: SearchIn):
     hits = hits[:top_k]
     # Only what is returned counts as used, as for the native search.
     bump_heat([r.note.pk for r in hits], timezone.now())
-    return {"results": [_fields(shapes.memory(r.note, user=user, score=round(r.score, 6)), body.fields) for r in hits]}
+    return {"results": [_fields(shapes.found(r, user=user), body.fields) for r in hits]}
 
 
 class Page(Schema):

@@ -2,7 +2,8 @@
 
 A memory: ``id``, ``memory`` (the text), ``user_id`` / ``agent_id`` / ``run_id`` / ``app_id``,
 ``hash``, ``metadata``, ``categories``, ``created_at``, ``updated_at`` (ISO 8601), ``score`` on a
-search. A history entry: ``id``, ``memory_id``, ``event`` (ADD, UPDATE, DELETE), ``old_memory``,
+search, and amem's own ``surrounding`` on a search (the turns around a match in its conversation:
+``id``, ``memory``, ``position``; mem0's client passes unknown keys through). A history entry: ``id``, ``memory_id``, ``event`` (ADD, UPDATE, DELETE), ``old_memory``,
 ``new_memory``, ``actor_id``, ``is_deleted``, ``created_at``, ``updated_at``.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.retrieval.search import Result
 from memories.models import Note, NoteEvent
 
 # amem's write outcomes as mem0's events: a new note is an ADD, a fold into a similar one an
@@ -27,6 +29,15 @@ def user_of(note: Note, named: str | None = None) -> str | None:
     if named and named in subjects:
         return named
     return subjects[0] if subjects else None
+
+
+def found(result: Result, *, user: str | None = None) -> dict:
+    """A search result: the memory with its score and the turns around it."""
+    answer = memory(result.note, user=user, score=round(result.score, 6))
+    answer["surrounding"] = [
+        {"id": str(s.note.pk), "memory": s.note.content, "position": s.position} for s in result.surrounding
+    ]
+    return answer
 
 
 def memory(note: Note, *, user: str | None = None, score: float | None = None) -> dict:

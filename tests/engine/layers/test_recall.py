@@ -45,7 +45,7 @@ def test_bundle_has_every_layer_with_core_memory_first(alice_memory):
     # The shapes agreed with the OpenClaw plugin (LAYERS_API.md).
     assert set(body) == {"text", "tokens", "token_budget", "tokenizer", "core", "notes", "facts", "episode"}
     assert set(body["core"][0]) == {"name", "subject", "value"}
-    assert set(body["notes"][0]) == {"id", "content", "similarity", "score", "relevance", "created_at"}
+    assert set(body["notes"][0]) == {"id", "content", "similarity", "score", "relevance", "created_at", "surrounding"}
     assert set(body["facts"][0]) == {"id", "subject", "relation", "object", "valid_from", "invalid_at"}
     assert set(body["episode"]) == {"id", "summary", "session", "ended_at"}
 

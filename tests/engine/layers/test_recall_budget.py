@@ -43,9 +43,14 @@ def test_a_large_budget_is_filled(garden_talk):
     small = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 500}).json()
     large = garden_talk.post("/recall", {"query": "garden tomatoes basil", "token_budget": 2000}).json()
     assert small["tokens"] <= 500 and large["tokens"] <= 2000
-    # 60 matching turns of about 17 tokens: all of them fit in 2,000 tokens, so all are in.
-    assert len(small["notes"]) < 30
-    assert len(large["notes"]) == 60
+
+    # 60 matching turns of about 17 tokens: all of them fit in 2,000 tokens, so all are in, as
+    # matches or as the turns written around one; each once.
+    def carried(body: dict) -> list[str]:
+        return [i for n in body["notes"] for i in (n["id"], *(s["id"] for s in n["surrounding"]))]
+
+    assert len(carried(small)) < 30
+    assert len(carried(large)) == len(set(carried(large))) == 60
 
 
 def test_limit_caps_the_notes(garden_talk):
@@ -62,7 +67,9 @@ def test_every_header_and_day_line_is_counted(garden_talk):
     # One line per day, days in order, and each note is under its day.
     assert days == sorted(set(days), key=days.index)
     assert len(days) == len({n["created_at"][:10] for n in body["notes"]})
-    assert sum(line.startswith("- ") for line in text.splitlines()) == len(body["notes"])
+    # One line per note, and one per turn written around it.
+    lines = sum(line.startswith("- ") for line in text.splitlines())
+    assert lines == len(body["notes"]) + sum(len(n["surrounding"]) for n in body["notes"])
 
 
 def test_a_budget_without_room_for_header_and_note_holds_no_note(garden_talk):

@@ -11,7 +11,7 @@ from engine import runtime
 from engine.config import get_config
 from engine.errors import InvalidInput, QualityRejected
 from engine.index.embeddings import from_bytes
-from engine.retrieval.search import search
+from engine.retrieval.search import Ranking, search
 from engine.text import embedding_text
 from engine.write.conversation import LINK_REASON, StoredConversation, Turn, add_conversation, previous_turns
 from memories.models import Link, Note, NoteEvent
@@ -49,10 +49,16 @@ def test_the_vector_embeds_the_turn_with_its_context(alice, store):
     assert np.allclose(from_bytes(note.embedding), expected, atol=1e-5)
 
 
+class TurnsAlone(Ranking):
+    """No turns carried around a match: each turn competes for a slot on its own words."""
+
+    context_span = 0
+
+
 def test_an_answer_is_found_by_the_words_of_the_question_it_answers(alice, store):
     # "mountains near the lake" never says "camping": only the context (the question) does.
     add_conversation(alice, chat())
-    hits = search("camping trip", alice, limit=2, heat=False, links=False)
+    hits = search("camping trip", alice, limit=2, heat=False, links=False, ranking=TurnsAlone())
     assert "D1:2" in {s for r in hits for s in r.note.sources}
 
 
@@ -67,11 +73,13 @@ def test_adjacent_turns_of_a_session_are_linked_both_ways_and_sessions_are_not(a
 
 
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
-def test_the_link_walk_brings_the_neighbouring_turn(alice, store):
+def test_the_neighbouring_turns_ride_along_with_the_match(alice, store):
     add_conversation(alice, chat())
     results = search("mountains near the lake", alice, limit=1, heat=False)
     assert results[0].via == "match" and results[0].note.sources == ["D1:2"]
-    assert {"D1:1", "D1:3"} & {s for r in results[1:] if r.via == "link" for s in r.note.sources}
+    assert [s.note.sources for s in results[0].surrounding] == [["D1:1"], ["D1:3"]]
+    # The walk does not bring them again.
+    assert not {"D1:1", "D1:3"} & {s for r in results[1:] for s in r.note.sources}
 
 
 def test_without_links_no_link_rows_are_written(alice, store):

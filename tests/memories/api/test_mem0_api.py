@@ -352,3 +352,24 @@ def test_get_all_and_delete_all_find_a_user_by_exact_name_whatever_its_letters(m
         assert _memories(mem0, {"user_id": user}) == [f"{user} keeps a notebook of every book read this year."]
     assert mem0.call("delete", "/v1/memories/", user_id="al").json()["count"] == 1
     assert sorted(n.subjects[0] for n in Note.objects.active()) == sorted(["李雷", "alex", 'o"neil'])
+
+
+def test_a_search_result_carries_the_turns_around_it(mem0, as_alice, drain):
+    turns = [
+        {"text": text, "session": "s1", "subjects": ["alex"]}
+        for text in (
+            "Where should we eat tonight?",
+            "Alex is vegetarian and allergic to nuts.",
+            "Noted, no satay then.",
+        )
+    ]
+    assert as_alice.post("/conversations", {"turns": turns}).status_code == 201
+    drain()
+    answer = mem0.call("post", "/v3/memories/search/", {"query": "vegetarian nuts", "filters": {"user_id": "alex"}})
+    assert answer.status_code == 200, answer.content
+    first = answer.json()["results"][0]
+    assert first["memory"] == turns[1]["text"]
+    assert [(s["memory"], s["position"]) for s in first["surrounding"]] == [
+        (turns[0]["text"], "before"),
+        (turns[2]["text"], "after"),
+    ]

@@ -9,7 +9,13 @@ from memories.models import Note
 COFFEE = "Alex likes a flat white with oat milk every morning."
 TEA = "Sam drinks green tea and never touches coffee."
 WORLD = "The café on Main Street opens at seven in the morning."
-HIT_FIELDS = {"via", "similarity", "score", "rrf"}  # beyond the note_fields; relevance too, on a model with weights
+HIT_FIELDS = {
+    "via",
+    "similarity",
+    "score",
+    "rrf",
+    "surrounding",
+}  # beyond the note_fields; relevance too, on a model with weights
 
 
 def test_write_count_search_end_to_end(as_alice, as_bob, store, note_fields):
@@ -91,3 +97,24 @@ def test_bad_search_input_is_400_with_a_detail(body, detail, as_alice, store):
     assert response.status_code == 400
     assert response.json()["detail"].startswith(detail)
     assert Note.objects.get().retrieval_count == 0  # nothing was searched
+
+
+EXCHANGE = [
+    "What did you paint last week?",
+    "A sunset over the harbour, in oils.",
+    "Lovely, will you frame it?",
+]
+
+
+def test_a_match_from_a_conversation_carries_the_turns_around_it(as_alice, as_bob, store, drain):
+    turns = [{"text": t, "session": "s1", "source": f"t{i}"} for i, t in enumerate(EXCHANGE)]
+    assert as_alice.post("/conversations", {"turns": turns}).status_code == 201
+    drain()
+    results = as_alice.post("/memories/search", {"query": "sunset harbour oils", "limit": 1}).json()["results"]
+    match = results[0]
+    assert match["content"] == EXCHANGE[1] and match["via"] == "match"
+    around = [(s["content"], s["position"], s["distance"], s["sources"]) for s in match["surrounding"]]
+    assert around == [(EXCHANGE[0], "before", 1, ["t0"]), (EXCHANGE[2], "after", 1, ["t2"])]
+    assert {"id", "content", "position", "distance", "sources", "created_at"} == set(match["surrounding"][0])
+    # Another agent reads none of it.
+    assert as_bob.post("/memories/search", {"query": "sunset harbour oils"}).json()["results"] == []
