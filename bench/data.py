@@ -120,7 +120,7 @@ def load_locomo(path: Path, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[
 _REALTALK_DATE = "%d.%m.%Y, %H:%M:%S"
 
 
-def _realtalk_evidence(raw: list[str]) -> list[str]:
+def realtalk_evidence(raw: list[str]) -> list[str]:
     """REALTALK's evidence ids, repaired ('D5:3.', 'D1:11; D3:18', 'D12:3-D12:5', 'D 2:18')."""
     ids: list[str] = []
     for item in raw:
@@ -159,7 +159,7 @@ def load_realtalk(folder: Path) -> list[Conversation]:
                 ids[turn["dia_id"]] = f"S{number}:{turn['dia_id']}"
                 item.turns.append(Turn(ids[turn["dia_id"]], number, turn["speaker"], text, when, label))
         for qa in sample["qa"]:
-            gold = [ids[i] for i in _realtalk_evidence(qa.get("evidence", [])) if i in ids]
+            gold = [ids[i] for i in realtalk_evidence(qa.get("evidence", [])) if i in ids]
             if gold:
                 answer = str(qa.get("answer", ""))
                 item.questions.append(Question(qa["question"], frozenset(gold), str(qa["category"]), answer))

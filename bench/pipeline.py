@@ -42,7 +42,6 @@ class Pipeline(Ranking):
     link_lift_far: float = Ranking.link_lift_far
     date_boost: float = Ranking.date_boost  # 0 switches named dates off
     context_span: int = Ranking.context_span  # 0: no context, neighbours compete for the slots
-    session_decay: float = Ranking.session_decay
 
     def query_terms(self, query: str) -> list[str]:
         return super().query_terms(query) if self.query_stop_words else tokenize(query)

@@ -187,7 +187,7 @@ class RetrievalBench:
             conv = first_sessions(whole, options["sessions"]) if options["sessions"] else whole
             t0 = time.perf_counter()
             memories = [Memory(t.dia_id, t.text, t.occurred_at, t.session) for t in conv.turns]
-            agent = self._ingested(f"bench-locomo-{conv.name}", memories, options)
+            agent = self._ingested(f"bench-{options['benchmark']}-{conv.name.lower()}", memories, options)
             ingest_s += time.perf_counter() - t0
             evaluate(agent, conv.questions, self._variants(options), scores, self.sessions)
             self.stderr.write(f"{conv.name}: {len(conv.turns)} turns, {len(conv.questions)} questions")

@@ -22,7 +22,6 @@ FIELDS = (
     "last_accessed",
     "importance",
     "embedding",
-    "session",
 )
 
 
@@ -37,7 +36,6 @@ class Candidate:
     last_accessed: dt.datetime | None
     importance: int | None
     embedding: bytes | None
-    session: str
 
 
 def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> list[Candidate]:

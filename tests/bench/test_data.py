@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 
-from bench.data import normalize_evidence, parse_session_date, turn_text
+from bench.data import realtalk_evidence, load_realtalk, normalize_evidence, parse_session_date, turn_text
 
 
 def test_a_locomo_session_date_becomes_an_aware_datetime():
@@ -22,3 +23,31 @@ def test_a_turn_reads_as_the_official_dialog_rag_text():
     assert turn_text(plain) == 'Caroline said, "I went to a support group."'
     shared = dict(plain, blip_caption="a photo of a rainbow flag")
     assert turn_text(shared) == 'Caroline said, "I went to a support group." and shared a photo of a rainbow flag'
+
+
+def testrealtalk_evidence_is_split_stripped_and_its_ranges_expanded():
+    raw = ["D5:3.", "D1:11; D3:18", "D12:3-D12:5", "D 2:18", "", "D58"]
+    assert realtalk_evidence(raw) == ["D5:3", "D1:11", "D3:18", "D12:3", "D12:4", "D12:5", "D2:18"]
+
+
+def test_a_realtalk_turn_is_named_by_its_session_not_its_day(tmp_path):
+    chat = {
+        "name": {"speaker_1": "Emi", "speaker_2": "Elise"},
+        "session_1": [{"clean_text": "Hi!", "speaker": "Emi", "date_time": "29.12.2023, 22:42:04", "dia_id": "D1:1"}],
+        "session_1_date_time": "29.12.2023, 22:42:04",
+        # Day 1 goes on in session 2.
+        "session_2": [
+            {"clean_text": "I ski.", "speaker": "Elise", "date_time": "30.12.2023, 09:00:00", "dia_id": "D1:2"}
+        ],
+        "session_2_date_time": "30.12.2023, 09:00:00",
+        "qa": [
+            {"question": "Does Elise ski?", "answer": "yes", "evidence": ["D1:2"], "category": 1},
+            {"question": "Lost?", "answer": "?", "evidence": ["D9:9"], "category": 2},
+        ],
+    }
+    (tmp_path / "Chat_1_Emi_Elise.json").write_text(json.dumps(chat))
+    [conversation] = load_realtalk(tmp_path)
+    assert [t.dia_id for t in conversation.turns] == ["S1:D1:1", "S2:D1:2"]
+    assert conversation.turns[1].occurred_at == dt.datetime(2023, 12, 30, 9, tzinfo=dt.UTC)
+    # A question whose evidence names no kept turn is left out.
+    assert [(q.text, q.gold) for q in conversation.questions] == [("Does Elise ski?", frozenset({"S2:D1:2"}))]

@@ -14,6 +14,10 @@ class Bare(Ranking):
     context_span = 0
 
 
+class OneEachWay(Ranking):
+    context_span = 1
+
+
 WHEN = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
 
 
@@ -41,19 +45,29 @@ def stored(agent) -> dict[str, Note]:
     return {source(n): n for n in Note.objects.filter(agent_id=agent.pk)}
 
 
-def test_a_match_carries_the_turn_before_and_after_it_in_order(alice, store):
+def test_a_match_carries_the_turns_before_and_after_it_in_order(alice, store):
     stored(alice)
     results = search("sourdough bread", alice, limit=1, heat=False, links=False)
     assert source(results[0].note) == "D1:5"
-    # The session's last turn: only a turn before it (the next session is another conversation).
-    assert [(source(s.note), s.position) for s in results[0].surrounding] == [("D1:4", "before")]
+    # The session's last turn: only turns before it (the next session is another conversation),
+    # earliest first, two each way by default.
+    assert [(source(s.note), s.position, s.distance) for s in results[0].surrounding] == [
+        ("D1:3", "before", 2),
+        ("D1:4", "before", 1),
+    ]
 
     middle = search("kayaking river calm", alice, limit=1, heat=False, links=False)[0]
-    assert source(middle.note) in {"D1:2", "D1:3"}
-    around = [(s.position, s.distance) for s in middle.surrounding]
-    assert around == [("before", 1), ("after", 1)]
     index = int(source(middle.note).split(":")[1])
-    assert [source(s.note) for s in middle.surrounding] == [f"D1:{index - 1}", f"D1:{index + 1}"]
+    assert index in (2, 3)
+    expected = [f"D1:{i}" for i in range(max(1, index - 2), min(5, index + 2) + 1) if i != index]
+    assert [source(s.note) for s in middle.surrounding] == expected
+    assert [s.position for s in middle.surrounding] == ["before" if int(e[3:]) < index else "after" for e in expected]
+
+
+def test_one_turn_each_way_when_the_ranking_says_so(alice, store):
+    stored(alice)
+    [result] = search("sourdough bread", alice, limit=1, heat=False, links=False, ranking=OneEachWay())
+    assert [(source(s.note), s.position) for s in result.surrounding] == [("D1:4", "before")]
 
 
 def test_a_turn_shown_around_a_match_is_not_a_match_of_its_own(alice, store):
@@ -74,7 +88,8 @@ def test_a_retired_turn_is_never_shown_around_a_match(alice, store):
     Note.objects.filter(pk=notes["D1:4"].pk).update(is_active=False)
     results = search("sourdough bread", alice, limit=1, heat=False, links=False)
     assert source(results[0].note) == "D1:5"
-    assert results[0].surrounding == []
+    # The retired turn is left out; the turn before it is still two turns away, and readable.
+    assert [(source(s.note), s.distance) for s in results[0].surrounding] == [("D1:3", 2)]
 
 
 def test_another_agents_search_sees_no_turns_of_this_one(alice, bob, store):
