@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from bench.data import realtalk_evidence, load_realtalk, normalize_evidence, parse_session_date, turn_text
+from bench.data import load_realtalk, normalize_evidence, parse_session_date, realtalk_evidence, turn_text
 
 
 def test_a_locomo_session_date_becomes_an_aware_datetime():
