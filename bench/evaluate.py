@@ -74,7 +74,8 @@ def round2(base: Pipeline = FULL) -> Pipeline:
 def variants(base: Pipeline = FULL, *, link_share: bool = False, blend_weights: Sequence[float] = ()) -> list[Variant]:
     """The ablation rows. Benchmark probes do not heat the store (like internal look-ups), except in
     the "probes heat" row, which shows what accumulated heat does to the ranking."""
-    plain = replace(base, heat_boost=False, link_lift=0.0, date_boost=0.0)
+    # The plain rows are what a search was before each stage: no turns carried around a match either.
+    plain = replace(base, heat_boost=False, link_lift=0.0, date_boost=0.0, context_span=0)
     rows = [
         Variant("bm25", "BM25 only", replace(plain, dense=False)),
         Variant("dense", "dense only", replace(plain, lexical=False)),

@@ -107,10 +107,13 @@ def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | N
     return IndexFilter(tuple(must))
 
 
-def visible_notes(agent: Agent, ids, *, subject: str | None = None) -> list[Note]:
-    """Notes by id that ``agent`` may read, in the order of ``ids``; unreadable ones vanish."""
+def visible_notes(agent: Agent, ids, *, subject: str | None = None, only: tuple[str, ...] = ()) -> list[Note]:
+    """Notes by id that ``agent`` may read, in the order of ``ids``; unreadable ones vanish.
+    ``only``: the fields the caller reads (the ones access needs are added), the rest left unread."""
     ids = [str(i) for i in ids]
     qs = Note.objects.filter(readable_q(agent), pk__in=ids)
+    if only:
+        qs = qs.only(*only, "agent_id", "owner", "readers", "is_active", "subjects")
     notes = {str(n.pk): n for n in qs if can_read(agent.id, n) and subject_allows(n, subject)}
     return [notes[i] for i in ids if i in notes]
 

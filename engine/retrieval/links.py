@@ -18,6 +18,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from django.db import connections
@@ -58,12 +59,22 @@ def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple], dict[object
         return cursor.fetchall(), as_db
 
 
-@dataclass(frozen=True)
-class LinkRow:
+class LinkRow(NamedTuple):
+    # A tuple, not a dataclass: a search makes several hundred of them.
     pk: int
     source: str
     target: str
     reason: str
+    created_at: object  # as the database returns it: compared only with others of one query
+
+
+def targets_of(rows: Sequence[LinkRow], sources: Sequence[str]) -> dict[str, list[str]]:
+    """``_targets`` from rows already read (``touching`` of notes including ``sources``)."""
+    wanted = set(sources)
+    out: dict[str, list[str]] = defaultdict(list)
+    for row in sorted((r for r in rows if r.source in wanted), key=lambda r: (r.created_at, r.pk)):
+        out[row.source].append(row.target)
+    return out
 
 
 def touching(note_ids: Sequence[str]) -> list[LinkRow]:
@@ -73,13 +84,19 @@ def touching(note_ids: Sequence[str]) -> list[LinkRow]:
         return []
     keys = [uuid.UUID(i) for i in ids]  # UUIDs, not strings: the ORM converts each string again
     rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys))
-    raw, as_id = _pairs(rows.values_list("pk", "source_id", "target_id", "reason"), ids)
+    raw, as_id = _pairs(rows.values_list("pk", "source_id", "target_id", "reason", "created_at"), ids)
 
     def name(db_id: object) -> str:
-        # Only a note outside ``note_ids`` is parsed: most rows join two of them.
-        return as_id[db_id] if db_id in as_id else str(uuid.UUID(hex=str(db_id).replace("-", "")))
+        # A note outside ``note_ids`` is named once, by slicing (SQLite keeps 32 hex digits,
+        # PostgreSQL returns a UUID): uuid.UUID() per row cost more than the query.
+        if db_id not in as_id:
+            text = str(db_id)
+            as_id[db_id] = (
+                text if len(text) == 36 else f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+            )
+        return as_id[db_id]
 
-    return [LinkRow(pk, name(source), name(target), reason) for pk, source, target, reason in raw]
+    return [LinkRow(pk, name(source), name(target), reason, at) for pk, source, target, reason, at in raw]
 
 
 def link_paths(
@@ -150,18 +167,22 @@ def walk_links(
     hops: int,
     min_sim: float,
     max_extra: int,
+    shown: frozenset[str] = frozenset(),
+    first: dict[str, list[str]] | None = None,
 ) -> list[LinkedNote]:
     """Notes reached from ``matches`` within ``hops`` links, in discovery order.
 
     Without ``qvec`` (a query the dense model cannot read) there is no gate: similarity is 0.
     """
-    visited = {str(n.pk) for n in matches}
+    # ``shown``: notes the answer holds already (the turns around the matches): never read again.
+    visited = {str(n.pk) for n in matches} | shown
     frontier = [str(n.pk) for n in matches]
     found: list[LinkedNote] = []
     hop = 0
     while frontier and hop < hops and len(found) < max_extra:
         hop += 1
-        targets = _targets(frontier)
+        # ``first``: the matches' links, when the caller has read them (``targets_of``).
+        targets = first if hop == 1 and first is not None else _targets(frontier)
         # One read for the whole level; order is restored from the link order below.
         wanted = [t for s in frontier for t in targets.get(s, []) if t not in visited]
         if not wanted:

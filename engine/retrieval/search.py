@@ -27,7 +27,7 @@ from engine.retrieval.dates import Window, named_windows, overlap, told_windows,
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
 from engine.retrieval.language import dense_vote
-from engine.retrieval.links import lift, link_paths, note_cosine, touching, walk_links
+from engine.retrieval.links import lift, link_paths, note_cosine, targets_of, touching, walk_links
 from engine.retrieval.relevance import BACKGROUND_OF, background, relevance
 from engine.retrieval.surrounding import Neighbours, Surrounding, covered, neighbours, surrounding_of
 from engine.text import check_storable
@@ -296,11 +296,16 @@ def search(
     # What this store offers any note for this query (engine/retrieval/relevance.py): the first
     # candidates in rank order whatever ``limit`` is, so a match's relevance does not depend on it.
     usual = background([cosine(n) for n in candidates[:BACKGROUND_OF]]) if qvec is not None else 0.0
-    adjacent = neighbours([n.key for n in candidates], span, rows) if span > 0 else None
+    # Which candidates lie near one another needs no read beyond the candidates' own links; the
+    # turns around the matches, two turns out, need one more (engine/retrieval/surrounding.py).
+    adjacent = neighbours([n.key for n in candidates], span, rows, read=False) if span > 0 else None
     picked = pick(candidates, limit, adjacent, span)
     whole = Note.objects.active().in_bulk([n.pk for n in picked])
     matches = [whole[n.pk] for n in picked if n.pk in whole]
-    around = surrounding_of(agent, matches, adjacent, span, subject=subject) if adjacent is not None else {}
+    around: dict[str, list[Surrounding]] = {}
+    if span > 0 and matches:
+        keys = [str(n.pk) for n in matches]
+        around = surrounding_of(agent, matches, neighbours(keys, span, rows), span, subject=subject)
 
     model = runtime.embedder().model_name if qvec is not None else None  # whose cosines these are
     dense_at = {h.id: (rank, h.score) for rank, h in enumerate(dense, start=1)}
@@ -340,13 +345,19 @@ def search(
 
     if links and cfg.bfs_hops > 0 and cfg.bfs_max_extra > 0 and matches:
         gate = cfg.bfs_min_sim if link_min_sim is None else link_min_sim
+        shown = frozenset(str(c.note.pk) for found in around.values() for c in found)
         walked = walk_links(
-            matches, qvec, agent, subject=subject, hops=cfg.bfs_hops, min_sim=gate, max_extra=cfg.bfs_max_extra
+            matches,
+            qvec,
+            agent,
+            subject=subject,
+            hops=cfg.bfs_hops,
+            min_sim=gate,
+            max_extra=cfg.bfs_max_extra,
+            shown=shown,
+            first=targets_of(rows, [str(n.pk) for n in matches]) if rows else None,
         )
-        shown = {str(c.note.pk) for found in around.values() for c in found}
         for linked in walked:
-            if str(linked.note.pk) in shown:
-                continue  # already there, inside a match's context
             how_relevant = relevance(terms, linked.note.content, linked.similarity, None, model=model, background=usual)
             result = Result(linked.note, "link", linked.similarity, 0.0, 0.0, relevance=how_relevant)
             if explain:

@@ -25,6 +25,8 @@ from memories.models import Agent, Note
 # The reason on the link rows between adjacent turns of a session (engine/write/conversation.py).
 ADJACENT = "adjacent turn"
 BEFORE, AFTER = "before", "after"
+# The fields of a surrounding turn that answers show (docs/api.md: search, recall; the mem0 router).
+SHOWN = ("content", "sources", "created_at", "session")
 
 
 @dataclass(frozen=True)
@@ -55,9 +57,16 @@ class Neighbours:
         return found
 
 
-def neighbours(note_ids: Iterable[str], span: int, rows: Sequence[LinkRow] | None = None) -> Neighbours:
-    """The adjacent-turn links around ``note_ids``, ``span`` turns deep (one query per turn of depth;
-    ``rows``: ``links.touching(note_ids)`` when the caller has read them already, for the first)."""
+def neighbours(
+    note_ids: Iterable[str], span: int, rows: Sequence[LinkRow] | None = None, *, read: bool = True
+) -> Neighbours:
+    """The adjacent-turn links around ``note_ids``, ``span`` turns deep: ``rows`` (``links.touching``
+    of these notes, when the caller has read them) for the first turn, one query per further turn.
+
+    ``read=False`` makes no query: every turn of depth is taken from ``rows``. Of a note more than
+    one turn away only the links that touch one of ``note_ids`` are known then, which is all that
+    is needed to tell which of ``note_ids`` lie within ``span`` of one another (a path of two links
+    between two of them touches one of them with each link)."""
     before: dict[str, str] = {}
     after: dict[str, str] = {}
     frontier = list(dict.fromkeys(note_ids))
@@ -65,7 +74,8 @@ def neighbours(note_ids: Iterable[str], span: int, rows: Sequence[LinkRow] | Non
     for depth in range(span):
         if not frontier:
             break
-        found = rows if depth == 0 and rows is not None else touching(frontier)
+        reuse = rows is not None and (depth == 0 or not read)
+        found = rows if reuse else touching(frontier)
         # Each row both ways, by id: of a linked pair the turn whose outgoing row is older came first.
         row_id = {(r.source, r.target): r.pk for r in found if r.reason == ADJACENT}
         wanted = set(frontier)
@@ -91,11 +101,14 @@ def covered(note_ids: Sequence[str], links: Neighbours, span: int) -> set[str]:
 def surrounding_of(
     agent: Agent, matches: Sequence[Note], links: Neighbours, span: int, *, subject: str | None
 ) -> dict[str, list[Surrounding]]:
-    """For each match, its context notes that ``agent`` may read, the turns before it first (earliest
+    """For each match, the turns around it that ``agent`` may read, the turns before it first (earliest
     first), then the turns after it (nearest first). One read for all of them."""
     around = {str(m.pk): links.around(str(m.pk), span) for m in matches}
     wanted = dict.fromkeys(i for found in around.values() for i, _pos, _d in found)
-    readable = {str(n.pk): n for n in access.visible_notes(agent, wanted, subject=subject)} if wanted else {}
+    # Only what a surrounding turn shows is read (``SHOWN``): building whole notes with every JSON
+    # field was the largest cost the turns added to a search.
+    shown = access.visible_notes(agent, wanted, subject=subject, only=SHOWN) if wanted else []
+    readable = {str(n.pk): n for n in shown}
     out: dict[str, list[Surrounding]] = {}
     for match_id, found in around.items():
         notes = [Surrounding(readable[i], pos, d) for i, pos, d in found if i in readable]
