@@ -124,8 +124,8 @@ def realtalk_evidence(raw: list[str]) -> list[str]:
     """REALTALK's evidence ids, repaired ('D5:3.', 'D1:11; D3:18', 'D12:3-D12:5', 'D 2:18')."""
     ids: list[str] = []
     for item in raw:
-        for piece in re.split(r"[;,]", str(item)):
-            piece = piece.replace(" ", "").rstrip(".")
+        for raw_piece in re.split(r"[;,]", str(item)):
+            piece = raw_piece.replace(" ", "").rstrip(".")
             span = re.fullmatch(r"D(\d+):(\d+)-D?(\d+)?:?(\d+)", piece)
             if span:
                 day, first, _day2, last = span.groups()

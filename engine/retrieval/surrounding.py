@@ -74,8 +74,7 @@ def neighbours(
     for depth in range(span):
         if not frontier:
             break
-        reuse = rows is not None and (depth == 0 or not read)
-        found = rows if reuse else touching(frontier)
+        found = rows if rows is not None and (depth == 0 or not read) else touching(frontier)
         # Each row both ways, by id: of a linked pair the turn whose outgoing row is older came first.
         row_id = {(r.source, r.target): r.pk for r in found if r.reason == ADJACENT}
         wanted = set(frontier)
