@@ -8,6 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from engine.retrieval.search import search
+from engine.retrieval.surrounding import ADJACENT
+from memories.models import Link
 
 from .conftest import QUERY, at_angle, link, put
 
@@ -42,3 +44,19 @@ def test_a_query_naming_a_time_reads_the_candidates_text_once(alice, store):
             search(query, alice, limit=20, query_vector=QUERY, heat=False)
         counts.append(len(captured.captured_queries))
     assert counts[1] == counts[0] + 1
+
+
+def test_the_turns_around_the_matches_cost_the_same_queries_at_any_limit(alice, store):
+    # A conversation of 40 turns, adjacent turns linked as the conversation path links them.
+    turns = [put(alice, f"Harbour turn number {i}.", at_angle(i), session="s1") for i in range(40)]
+    for a, b in itertools.pairwise(turns):
+        Link.objects.create(source=a, target=b, reason=ADJACENT)
+        Link.objects.create(source=b, target=a, reason=ADJACENT)
+    search("harbour", alice, limit=1, query_vector=QUERY)  # anything left to index is synced here
+    counts = []
+    for limit in (1, 5, 12):
+        with CaptureQueriesContext(connection) as captured:
+            results = search("harbour", alice, limit=limit, query_vector=QUERY, heat=False)
+        assert all(r.surrounding for r in results if r.via == "match")
+        counts.append(len(captured.captured_queries))
+    assert counts[0] == counts[1] == counts[2]
