@@ -3,14 +3,15 @@
 A chat turn is often half of an exchange ("A sunset, last week" answers "What did you paint?").
 The conversation path links adjacent turns of a session (``ADJACENT``); a search result carries
 the turns up to ``span`` places before and after its match, so the exchange is seen without a
-neighbour taking one of the ``limit`` result slots. A candidate already inside an earlier
-match's context is not offered again as a match of its own: the slots go to other places in the
-history (docs/architecture.md §4, measured in docs/benchmarks.md, "Matches with their context").
+neighbour taking one of the ``limit`` result slots. A candidate already among an earlier
+match's turns is not offered again as a match of its own: the slots go to other places in the
+history (docs/architecture.md §4, measured in docs/benchmarks.md, "Matches with the turns around
+them").
 
 Which neighbour comes first: the conversation path writes each pair of adjacent turns as two
 link rows, earlier → later first, so of two linked turns the one whose outgoing row is older
-(lower id) is the earlier turn. Every context note is re-read through
-``memories.access.visible_notes``: context never shows a retired, foreign or out-of-subject note.
+(lower id) is the earlier turn. Every turn is re-read through ``memories.access.visible_notes``:
+a retired, foreign or out-of-subject note is never shown.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from engine.retrieval.links import LinkRow, touching
 from memories import access
 from memories.models import Agent, Note
 
-# The reason on the link rows between adjacent turns of a session (engine/write/conversation.py).
+# The reason on the link rows between adjacent turns of a session (engine/write/conversation.py writes them).
 ADJACENT = "adjacent turn"
 BEFORE, AFTER = "before", "after"
 # The fields of a surrounding turn that answers show (docs/api.md: search, recall; the mem0 router).

@@ -47,7 +47,6 @@ from memories.models import Agent, Link, Note
 
 MAX_TURNS = 5000
 EMBED_CHUNK = 128  # turns embedded per step of a long conversation
-LINK_REASON = ADJACENT  # engine/retrieval/surrounding.py reads these links
 
 
 @dataclass(frozen=True)
@@ -205,6 +204,6 @@ def adjacent_links(turns: Sequence[Turn], notes: Sequence[Note], actor: str) -> 
         zip(turns, notes, strict=False), zip(turns[1:], notes[1:], strict=False), strict=False
     ):
         if t1.session == t2.session:
-            rows.append(Link(source=n1, target=n2, created_by=actor, reason=LINK_REASON))
-            rows.append(Link(source=n2, target=n1, created_by=actor, reason=LINK_REASON))
+            rows.append(Link(source=n1, target=n2, created_by=actor, reason=ADJACENT))
+            rows.append(Link(source=n2, target=n1, created_by=actor, reason=ADJACENT))
     return rows

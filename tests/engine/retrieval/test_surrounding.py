@@ -6,8 +6,9 @@ import datetime as dt
 
 from engine.index_sync.indexer import sync_dirty
 from engine.retrieval.search import Ranking, search
+from engine.retrieval.surrounding import ADJACENT
 from engine.write.conversation import Turn, add_conversation
-from memories.models import Note
+from memories.models import Link, Note
 
 
 class Bare(Ranking):
@@ -93,5 +94,13 @@ def test_a_retired_turn_is_never_shown_around_a_match(alice, store):
 
 
 def test_another_agents_search_sees_no_turns_of_this_one(alice, bob, store):
-    stored(alice)
-    assert search("sourdough bread", bob, limit=3, heat=False, links=False) == []
+    notes = stored(alice)
+    add_conversation(bob, [Turn('Bob said, "My sourdough bread came out flat."', "b1", "B1:1", WHEN)])
+    sync_dirty()
+    [bobs] = Note.objects.filter(agent_id=bob.pk)
+    # A link into alice's private turn, as a bad import could leave: only access decides what is shown.
+    Link.objects.create(source=bobs, target=notes["D1:4"], reason=ADJACENT)
+    Link.objects.create(source=notes["D1:4"], target=bobs, reason=ADJACENT)
+    [result] = search("sourdough bread", bob, limit=3, heat=False, links=False)
+    assert result.note.pk == bobs.pk
+    assert result.surrounding == []

@@ -12,8 +12,9 @@ from engine.config import get_config
 from engine.errors import InvalidInput, QualityRejected
 from engine.index.embeddings import from_bytes
 from engine.retrieval.search import Ranking, search
+from engine.retrieval.surrounding import ADJACENT
 from engine.text import embedding_text
-from engine.write.conversation import LINK_REASON, StoredConversation, Turn, add_conversation, previous_turns
+from engine.write.conversation import StoredConversation, Turn, add_conversation, previous_turns
 from memories.models import Link, Note, NoteEvent
 
 WHEN = dt.datetime(2023, 5, 8, 13, 56, tzinfo=dt.UTC)
@@ -68,7 +69,7 @@ def test_adjacent_turns_of_a_session_are_linked_both_ways_and_sessions_are_not(a
     pairs = {(str(a), str(b)) for a, b in Link.objects.values_list("source_id", "target_id")}
     one, two, three, other = (str(notes[k].pk) for k in ("D1:1", "D1:2", "D1:3", "D2:1"))
     assert pairs == {(one, two), (two, one), (two, three), (three, two)}
-    assert set(Link.objects.values_list("reason", flat=True)) == {LINK_REASON}
+    assert set(Link.objects.values_list("reason", flat=True)) == {ADJACENT}
     assert other not in {p for pair in pairs for p in pair}
 
 
