@@ -3,8 +3,9 @@
 A memory: ``id``, ``memory`` (the text), ``user_id`` / ``agent_id`` / ``run_id`` / ``app_id``,
 ``hash``, ``metadata``, ``categories``, ``created_at``, ``updated_at`` (ISO 8601), ``score`` on a
 search, and amem's own ``surrounding`` on a search (the turns around a match in its conversation:
-``id``, ``memory``, ``position``; mem0's client passes unknown keys through). A history entry: ``id``, ``memory_id``, ``event`` (ADD, UPDATE, DELETE), ``old_memory``,
-``new_memory``, ``actor_id``, ``is_deleted``, ``created_at``, ``updated_at``.
+``id``, ``memory``, ``position``; mem0's client passes unknown keys through). A history entry:
+``id``, ``memory_id``, ``event`` (ADD, UPDATE, DELETE), ``old_memory``, ``new_memory``,
+``actor_id``, ``is_deleted``, ``created_at``, ``updated_at``.
 """
 
 from __future__ import annotations
