@@ -10,9 +10,10 @@ the reader rules (so an admin can grant one agent another's note).
 Mode B: an agent with ``collection`` set has its own index; nothing crosses it,
 in either direction, whatever the reader lists say.
 
-The same rules exist in three shapes, kept side by side so they cannot drift:
-Python predicates (one note), a Django ``Q`` (database reads) and neutral
-index conditions (every Qdrant query, both dense and sparse legs).
+The same rules exist in four shapes, kept side by side so they cannot drift:
+Python predicates (one note), a Django ``Q`` (database reads), its SQL (the search
+path's own reads, memories/raw_rows.py) and neutral index conditions (every Qdrant
+query, both dense and sparse legs).
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 
 from engine.errors import InvalidInput, NotFound, PermissionDenied
 from engine.index.store import ACTIVE, AnyOf, Empty, Eq, In, IndexFilter
+from memories import raw_rows
 from memories.models import EVERYONE, SHARED_AGENT, Agent, Note
 
 
@@ -107,29 +110,53 @@ def index_filter(agent: Agent, *, subject: str | None = None, note_type: str | N
     return IndexFilter(tuple(must))
 
 
+def readable_sql(agent: Agent) -> tuple[str, list]:
+    """``readable_q(agent)`` as SQL and its parameters, for the search path's own reads
+    (memories/raw_rows.py): the same pre-filter, one more shape of the same rule."""
+    # ``is_active`` bare, not ``= %s``: compared with a parameter, SQLite's planner walked the
+    # is_active index (every active note) instead of looking the ids up: 10 ms instead of 1 at 10k.
+    if agent.collection:
+        return "is_active AND agent_id = %s", [agent.id]
+    agents = connection.ops.quote_name(Agent._meta.db_table)
+    return f"is_active AND agent_id NOT IN (SELECT id FROM {agents} WHERE collection <> %s)", [""]
+
+
+def _by_id(ids) -> tuple[list[str], str, list]:
+    """``ids`` as canonical strings (the caller's order), and a ``WHERE`` on them with its parameters."""
+    keys = list(dict.fromkeys(str(i if isinstance(i, uuid.UUID) else uuid.UUID(str(i))) for i in ids))
+    params = [raw_rows.as_key(Note, uuid.UUID(k)) for k in keys]
+    return keys, f"id IN ({raw_rows.placeholders(params)})", params
+
+
 def visible_notes(agent: Agent, ids, *, subject: str | None = None, only: tuple[str, ...] = ()) -> list[Note]:
     """Notes by id that ``agent`` may read, in the order of ``ids``; unreadable ones vanish.
     ``only``: the fields the caller reads (the ones access needs are added), the rest left unread."""
-    ids = [str(i) for i in ids]
-    qs = Note.objects.filter(readable_q(agent), pk__in=ids)
-    if only:
-        qs = qs.only(*only, "agent_id", "owner", "readers", "is_active", "subjects")
-    notes = {str(n.pk): n for n in qs if can_read(agent.id, n) and subject_allows(n, subject)}
-    return [notes[i] for i in ids if i in notes]
+    keys, where, params = _by_id(ids)
+    if not keys:
+        return []
+    readable, more = readable_sql(agent)
+    fields = (*only, "agent_id", "owner", "readers", "is_active", "subjects") if only else None
+    found = raw_rows.instances(Note, fields, f"{where} AND {readable}", [*params, *more])
+    notes = {str(n.pk): n for n in found if can_read(agent.id, n) and subject_allows(n, subject)}
+    return [notes[i] for i in keys if i in notes]
 
 
 def visible_rows(agent: Agent, ids, fields: tuple[str, ...], *, subject: str | None = None) -> list[dict]:
     """``visible_notes`` as rows of ``fields`` (and ``pk``): the same rules, no model instances,
     for a caller that reads many notes and few fields of each (a search's candidates)."""
-    ids = [str(i) for i in ids]
-    # UUIDs, not strings, for the IN list: the ORM would parse each string again.
-    qs = Note.objects.filter(readable_q(agent), pk__in=[uuid.UUID(i) for i in ids])
-    rows = {
-        str(row["pk"]): row
-        for row in qs.values("pk", "is_active", "owner", "readers", "subjects", *fields)
-        if _readable(agent.id, row["is_active"], row["owner"], row["readers"]) and _subject_ok(row["subjects"], subject)
-    }
-    return [rows[i] for i in ids if i in rows]
+    keys, where, params = _by_id(ids)
+    if not keys:
+        return []
+    readable, more = readable_sql(agent)
+    names = ("pk", "is_active", "owner", "readers", "subjects", *fields)
+    rows = {}
+    for values in raw_rows.select(Note, names, f"{where} AND {readable}", [*params, *more]):
+        row = dict(zip(names, values, strict=True))
+        if _readable(agent.id, row["is_active"], row["owner"], row["readers"]) and _subject_ok(
+            row["subjects"], subject
+        ):
+            rows[str(row["pk"])] = row
+    return [rows[i] for i in keys if i in rows]
 
 
 def count_readable(agent: Agent) -> int:

@@ -11,8 +11,8 @@ import datetime as dt
 import uuid
 from dataclasses import dataclass
 
-from memories import access
-from memories.models import Agent
+from memories import access, raw_rows
+from memories.models import Agent, Note
 
 FIELDS = (
     "note_type",
@@ -42,3 +42,11 @@ def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> 
     """The notes ``ids`` that ``agent`` may read, in that order, as candidates."""
     rows = access.visible_rows(agent, ids, FIELDS, subject=subject)
     return [Candidate(str(row["pk"]), row["pk"], *(row[f] for f in FIELDS)) for row in rows]
+
+
+def read_whole(picked: list[Candidate]) -> list[Note]:
+    """The chosen candidates as whole notes, those still active (one read; the order is the database's)."""
+    if not picked:
+        return []
+    keys = [raw_rows.as_key(Note, n.pk) for n in picked]
+    return raw_rows.instances(Note, None, f"id IN ({raw_rows.placeholders(keys)}) AND is_active", keys)

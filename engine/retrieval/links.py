@@ -16,18 +16,16 @@ from __future__ import annotations
 import math
 import uuid
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from django.db import connections
-from django.db.models import Q, QuerySet
 
 from engine.index.embeddings import from_bytes
 from engine.index.store import cosine
 from engine.retrieval.candidates import Candidate
-from memories import access
+from memories import access, raw_rows
 from memories.models import Agent, Link, Note
 
 
@@ -42,21 +40,6 @@ class LinkedNote:
 def note_cosine(qvec: np.ndarray, note: Note | Candidate) -> float:
     vector = from_bytes(note.embedding)
     return cosine(qvec, vector) if vector is not None else 0.0
-
-
-def _pairs(rows: QuerySet, ids: Sequence[str]) -> tuple[list[tuple], dict[object, str]]:
-    """``rows`` (a ``values_list``) as the database returns them, and each of ``ids`` in the
-    database's form (a hex string on SQLite, a UUID on PostgreSQL).
-
-    Read raw: the ORM turned every id of every row into a UUID (and the caller into a string
-    again), which cost more than the query itself on a store where each turn has four links.
-    """
-    connection = connections[rows.db]
-    as_db = {Note._meta.pk.get_db_prep_value(uuid.UUID(i), connection): i for i in ids}
-    sql, params = rows.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall(), as_db
 
 
 class LinkRow(NamedTuple):
@@ -77,18 +60,16 @@ def targets_of(rows: Sequence[LinkRow], sources: Sequence[str]) -> dict[str, lis
     return out
 
 
-def touching(note_ids: Sequence[str]) -> list[LinkRow]:
-    """Every link into or out of the notes ``note_ids``, in one query; ids as ``str(UUID)``."""
-    ids = list(dict.fromkeys(note_ids))
-    if not ids:
-        return []
-    keys = [uuid.UUID(i) for i in ids]  # UUIDs, not strings: the ORM converts each string again
-    rows = Link.objects.filter(Q(source_id__in=keys) | Q(target_id__in=keys))
-    raw, as_id = _pairs(rows.values_list("pk", "source_id", "target_id", "reason", "created_at"), ids)
+def _as_ids(ids: Sequence[str]) -> dict[object, str]:
+    """Each of ``ids`` (``str(UUID)``) keyed by the database's form of it (a query parameter, and what
+    a row returns: 32 hex digits on SQLite, a UUID on PostgreSQL)."""
+    return {raw_rows.as_key(Note, uuid.UUID(i)): i for i in ids}
 
+
+def _named(as_id: dict[object, str]) -> Callable[[object], str]:
     def name(db_id: object) -> str:
-        # A note outside ``note_ids`` is named once, by slicing (SQLite keeps 32 hex digits,
-        # PostgreSQL returns a UUID): uuid.UUID() per row cost more than the query.
+        # A note outside the asked ids is named once, by slicing: uuid.UUID() per row cost more
+        # than the query.
         if db_id not in as_id:
             text = str(db_id)
             as_id[db_id] = (
@@ -96,6 +77,25 @@ def touching(note_ids: Sequence[str]) -> list[LinkRow]:
             )
         return as_id[db_id]
 
+    return name
+
+
+def touching(note_ids: Sequence[str]) -> list[LinkRow]:
+    """Every link into or out of the notes ``note_ids``, in one query; ids as ``str(UUID)``."""
+    ids = list(dict.fromkeys(note_ids))
+    if not ids:
+        return []
+    as_id = _as_ids(ids)
+    keys = list(as_id)
+    marks = raw_rows.placeholders(keys)
+    raw = raw_rows.select(
+        Link,
+        ("pk", "source_id", "target_id", "reason", "created_at"),
+        f"source_id IN ({marks}) OR target_id IN ({marks})",
+        [*keys, *keys],
+        decoded=False,
+    )
+    name = _named(as_id)
     return [LinkRow(pk, name(source), name(target), reason, at) for pk, source, target, reason, at in raw]
 
 
@@ -151,10 +151,12 @@ def lift(
 def _targets(sources: Sequence[str]) -> dict[str, list[str]]:
     """Outgoing link targets of each source, in stored (creation) order."""
     out: dict[str, list[str]] = defaultdict(list)
-    rows = Link.objects.filter(source_id__in=[uuid.UUID(s) for s in sources]).order_by("created_at", "pk")
-    pairs, as_id = _pairs(rows.values_list("source_id", "target_id"), sources)
-    for source_id, target_id in pairs:
-        out[as_id[source_id]].append(str(uuid.UUID(str(target_id))))  # from the database's form
+    as_id = _as_ids(sources)
+    keys = list(as_id)
+    where = f"source_id IN ({raw_rows.placeholders(keys)}) ORDER BY created_at, id"
+    name = _named(as_id)
+    for source_id, target_id in raw_rows.select(Link, ("source_id", "target_id"), where, keys, decoded=False):
+        out[name(source_id)].append(name(target_id))
     return out
 
 

@@ -22,7 +22,7 @@ from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput
 from engine.index.store import AnyOf, Condition, Eq, Hit, IndexFilter, Not, VectorStore, bm25_query_vector
 from engine.index.tokenize import tokenize
-from engine.retrieval.candidates import Candidate, visible_candidates
+from engine.retrieval.candidates import Candidate, read_whole, visible_candidates
 from engine.retrieval.dates import Window, named_windows, overlap, told_windows, within
 from engine.retrieval.fusion import dense_share, rrf_fuse, score_fuse
 from engine.retrieval.heat import SCORE_STEP, bump_heat, heat_bonus
@@ -300,7 +300,7 @@ def search(
     # turns around the matches, two turns out, need one more (engine/retrieval/surrounding.py).
     adjacent = neighbours([n.key for n in candidates], span, rows, read=False) if span > 0 else None
     picked = pick(candidates, limit, adjacent, span)
-    whole = Note.objects.active().in_bulk([n.pk for n in picked])
+    whole = {n.pk: n for n in read_whole(picked)}
     matches = [whole[n.pk] for n in picked if n.pk in whole]
     around: dict[str, list[Surrounding]] = {}
     if span > 0 and matches:

@@ -1,0 +1,128 @@
+"""Reads by primary key in SQL of their own, decoded as the ORM decodes them: the search path's reads.
+
+A search reads a few fields of up to 80 candidate notes, the links around them and whole notes for
+its matches. Through the ORM each read cost more in Python than in the database: compiling the
+query, then a converter call per value (a JSON decode, a datetime, a UUID). At 10k notes the ORM's
+reads were 20 of a search's 31 ms while SQLite answered them in about 2 (docs/benchmarks.md, "Search
+without the ORM"). The SQL here is one plain SELECT by id; each value is decoded once, by the type of
+its field, to what the ORM would have returned, on SQLite and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
+
+from django.db import connections, models
+
+Decoder = Callable[[object], object]
+
+
+def _uuid(value: object) -> object:
+    # SQLite keeps 32 hex digits; PostgreSQL's driver returns a UUID already.
+    return uuid.UUID(value) if isinstance(value, str) else value
+
+
+def _json(value: object) -> object:
+    # Both backends hand JSON over as text (Django registers a text loader for PostgreSQL's jsonb).
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _datetime(value: object) -> object:
+    # SQLite's driver parses the column but leaves it naive; the database holds UTC (USE_TZ).
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value)
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value
+
+
+def _bool(value: object) -> object:
+    return bool(value) if value is not None else None
+
+
+def _decoder(field: models.Field) -> Decoder | None:
+    target = field.target_field if field.is_relation else field
+    kind = target.get_internal_type()
+    if kind == "UUIDField":
+        return _uuid
+    if kind == "JSONField":
+        return _json
+    if kind == "DateTimeField":
+        return _datetime
+    if kind == "BooleanField":
+        return _bool
+    return None  # text and numbers come back as the ORM returns them
+
+
+@cache
+def _columns(model: type[models.Model], names: tuple[str, ...]) -> tuple[str, list[Decoder | None], list[str]]:
+    """The SELECT list for the fields ``names`` (attribute names; "pk" for the key), their decoders
+    and their attribute names."""
+    fields = [model._meta.pk if name == "pk" else model._meta.get_field(name) for name in names]
+    quote = connections["default"].ops.quote_name  # every backend amem runs on quotes alike
+    return (
+        ", ".join(quote(f.column) for f in fields),
+        [_decoder(f) for f in fields],
+        [f.attname for f in fields],
+    )
+
+
+def as_key(model: type[models.Model], value: object, alias: str = "default") -> object:
+    """A primary key in the database's own form (a query parameter)."""
+    return model._meta.pk.get_db_prep_value(value, connections[alias])
+
+
+def select(
+    model: type[models.Model],
+    names: Sequence[str],
+    where: str,
+    params: Sequence[object],
+    *,
+    alias: str = "default",
+    decoded: bool = True,
+) -> list[tuple]:
+    """``SELECT names FROM model's table WHERE where``, each row decoded field by field.
+    ``where`` is SQL with ``%s`` for ``params``; columns in it are written as the database names them.
+    ``decoded=False``: the rows as the database returns them, for a caller that only compares ids."""
+    columns, decoders, _ = _columns(model, tuple(names))
+    table = connections[alias].ops.quote_name(model._meta.db_table)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM {table} WHERE {where}", list(params))
+        rows = cursor.fetchall()
+    if not decoded:
+        return rows
+    pairs = [(i, decode) for i, decode in enumerate(decoders) if decode is not None]
+    out: list[tuple] = []
+    for row in rows:
+        values = list(row)
+        for i, decode in pairs:
+            if values[i] is not None:
+                values[i] = decode(values[i])
+        out.append(tuple(values))
+    return out
+
+
+def instances(
+    model: type[models.Model],
+    names: Sequence[str] | None,
+    where: str,
+    params: Sequence[object],
+    *,
+    alias: str = "default",
+) -> list[models.Model]:
+    """``select`` as model instances: every concrete field, or only ``names`` with the rest
+    deferred (read on first touch, as ``QuerySet.only`` leaves them)."""
+    # ``Model.from_db`` takes the values in the order of the model's fields.
+    wanted = {model._meta.pk.attname, *(model._meta.get_field(n).attname for n in names or ())}
+    fields = tuple(f.attname for f in model._meta.concrete_fields if not names or f.attname in wanted)
+    _, _, attnames = _columns(model, fields)
+    return [model.from_db(alias, attnames, row) for row in select(model, fields, where, params, alias=alias)]
+
+
+def placeholders(values: Iterable[object]) -> str:
+    """``%s, %s, …``: one per value, for an ``IN (…)``."""
+    return ", ".join("%s" for _ in values)
