@@ -19,15 +19,7 @@ from amem_site.log_redaction import redact_path
 from engine.errors import (
     AmemError,
     Busy,
-    ConfigError,
-    IndexLocked,
-    IndexUnavailable,
     InvalidInput,
-    LimitExceeded,
-    NotFound,
-    PermissionDenied,
-    QualityRejected,
-    ServiceUnavailable,
 )
 from memories.api.agent import router as agent_router
 from memories.api.key import router as key_router
@@ -48,34 +40,20 @@ api.add_router("/", layers_router)
 mem0_api = NinjaAPI(title="amem: mem0-compatible API", version="1", urls_namespace="mem0", docs_url="/docs")
 mem0_api.add_router("/", mem0_router)
 
-# Most specific first: the first matching class decides the status.
-STATUS_FOR = [
-    (QualityRejected, 422),
-    (LimitExceeded, 422),
-    (InvalidInput, 400),
-    (NotFound, 404),
-    (PermissionDenied, 403),
-    (IndexLocked, 503),
-    (IndexUnavailable, 503),
-    (ServiceUnavailable, 503),
-    (ConfigError, 503),
-]
-
 
 def engine_error(request, exc: AmemError):
     if isinstance(exc, Busy):
         # Nothing was written: the client retries after Retry-After (docs/deploy.md).
-        response = _answer(request, {"detail": str(exc)}, status=429 if exc.mine else 503)
+        response = _answer(request, {"detail": str(exc)}, status=exc.status)
         response["Retry-After"] = str(exc.retry_after)
         return response
-    for kind, status in STATUS_FOR:
-        if isinstance(exc, kind):
-            if status == 503:
-                log.error("backing service unavailable: %s", exc)
-                return _answer(request, {"detail": "a backing service is unavailable"}, status=503)
-            return _answer(request, {"detail": str(exc)}, status=status)
-    log.exception("unexpected engine error")
-    return _answer(request, {"detail": "internal error"}, status=500)
+    if exc.status == 503:
+        log.error("backing service unavailable: %s", exc)
+        return _answer(request, {"detail": "a backing service is unavailable"}, status=503)
+    if exc.status >= 500:
+        log.exception("unexpected engine error")
+        return _answer(request, {"detail": "internal error"}, status=500)
+    return _answer(request, {"detail": str(exc)}, status=exc.status)
 
 
 def _field(loc) -> str:

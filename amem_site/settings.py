@@ -317,6 +317,7 @@ if not re.fullmatch(r"cpu|cuda(:\d+)?|mps|xpu(:\d+)?", AMEM_EMBED_DEVICE):
     )
 # Read by the index layer itself (no Django there); checked here so a typo stops start-up.
 env_choice("AMEM_EMBED_ONNX", "1", ("1", "0"))
+env_choice("AMEM_QUERY_INT8", "1", ("1", "0"))
 env_folder("AMEM_ONNX_CACHE", Path.home() / ".cache" / "amem" / "onnx")
 AMEM_QDRANT_URL = env_url("AMEM_QDRANT_URL", "", ("http", "https"))
 AMEM_QDRANT_API_KEY = env_str("AMEM_QDRANT_API_KEY", "")

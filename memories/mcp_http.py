@@ -33,7 +33,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from ninja.errors import Throttled
 
-from engine.errors import AmemError, InvalidInput, PermissionDenied
+from engine.errors import AmemError
 from memories import gateways
 from memories.api.auth import AgentKey
 from memories.mcp_server import AmemApi, build_server
@@ -154,10 +154,8 @@ def endpoint(request: HttpRequest) -> HttpResponse:
         agent = AgentKey()(request)
     except Throttled:
         return _refusal(429, "too many requests; retry later", **{"Retry-After": "60"})
-    except (InvalidInput, PermissionDenied) as exc:
-        return _refusal(400 if isinstance(exc, InvalidInput) else 403, str(exc))
-    except AmemError:
-        return _refusal(503, "a backing service is unavailable")
+    except AmemError as exc:  # the API's statuses (engine/errors.py); a server fault names no detail
+        return _refusal(exc.status, str(exc) if exc.status < 500 else "a backing service is unavailable")
     if agent is None:
         return _refusal(401, "missing, unknown or revoked API key", **{"WWW-Authenticate": "Bearer"})
     headers = {"Authorization": request.headers["Authorization"]}

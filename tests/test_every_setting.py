@@ -130,6 +130,7 @@ BAD = [
     ("DJANGO_CSRF_TRUSTED_ORIGINS", "example.com"),
     ("AMEM_SERVER_URL", "garbage"),
     ("AMEM_EMBED_ONNX", "maybe"),
+    ("AMEM_QUERY_INT8", "maybe"),
     ("AMEM_QDRANT_COLLECTION", "../x"),
     ("OPENAI_BASE_URL", "garbage"),
 ]

@@ -134,6 +134,8 @@ class SentenceTransformerEmbedder(Embedder):
         self._onnx: OnnxEncoder | None = None  # every encode, when ONNX Runtime reproduces the model
         self._onnx_dimension: int | None = None  # known without PyTorch (onnx_encoder.load_verified)
         self._tried_fast = False
+        self._query_onnx: OnnxEncoder | None = None  # the 8-bit query graph (onnx_encoder.load_query_encoder)
+        self._tried_query = False
 
     @property
     def uses_onnx(self) -> bool:
@@ -220,6 +222,31 @@ class SentenceTransformerEmbedder(Embedder):
                 show_progress_bar=show_progress,
             )
         return np.asarray(vectors, dtype=np.float32)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """Search queries: through the 8-bit graph once it agrees with the float one
+        (onnx_encoder.load_query_encoder; AMEM_QUERY_INT8=0 keeps the float graph), else as documents."""
+        query = self._query_encoder()
+        if query is None or not texts:
+            return self.encode(texts)
+        return self.cache.encode(
+            "query",
+            texts,
+            lambda fresh: np.vstack(
+                [query.encode(fresh[i : i + ONNX_BATCH]) for i in range(0, len(fresh), ONNX_BATCH)]
+            ),
+        )
+
+    def _query_encoder(self) -> OnnxEncoder | None:
+        if self._tried_query or os.environ.get("AMEM_QUERY_INT8", "1") == "0":
+            return self._query_onnx
+        if self._onnx is None and not self.start_fast():
+            self._load()  # exports and verifies the float graph, the 8-bit one's source
+        with self._lock:
+            if not self._tried_query and self._onnx is not None:
+                self._query_onnx = onnx_encoder.load_query_encoder(self._onnx, _resolve(self.model_name))
+            self._tried_query = True
+        return self._query_onnx
 
     def _through_onnx(self, texts: list[str]) -> np.ndarray:
         assert self._onnx is not None

@@ -31,10 +31,10 @@ import uuid
 from collections.abc import Sequence
 from typing import Protocol
 
-from django.db import OperationalError, connection, transaction
-from django.db.models import F
+from django.db import OperationalError, connection
 
 from engine import locking
+from memories import raw_rows
 from memories.models import Note
 
 
@@ -94,10 +94,19 @@ def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
         _bump_free_in_one_statement(note_ids, now)
         return
     try:
-        with locking.briefly(), transaction.atomic(savepoint=False):  # in a caller's transaction: no savepoint
-            free = list(locking.free_rows(Note.objects.filter(pk__in=note_ids)).values_list("pk", flat=True))
-            if free:
-                Note.objects.filter(pk__in=free).update(retrieval_count=F("retrieval_count") + 1, last_accessed=now)
+        with locking.briefly():
+            # SQLite has no row locks to skip: one UPDATE, its own transaction (or a part of the
+            # caller's). The ORM's form (a transaction, a SELECT of the free rows, the UPDATE and
+            # the COMMIT, each compiled) cost 1.7 ms of a 20 ms search at 10k notes.
+            table = connection.ops.quote_name(Note._meta.db_table)
+            keys = [raw_rows.as_key(Note, i if isinstance(i, uuid.UUID) else uuid.UUID(str(i))) for i in note_ids]
+            at = Note._meta.get_field("last_accessed").get_db_prep_value(now, connection)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"UPDATE {table} SET retrieval_count = retrieval_count + 1, last_accessed = %s "
+                    f"WHERE id IN ({raw_rows.placeholders(keys)})",
+                    [at, *keys],
+                )
     except OperationalError as exc:
         if not locking.is_busy(exc):
             raise

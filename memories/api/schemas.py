@@ -26,12 +26,12 @@ from pydantic import (
     StrictStr,
 )
 
+from engine.retrieval.search import MAX_LIMIT as MAX_SEARCH_LIMIT
 from engine.retrieval.search import Result
 from engine.text import storable
 from memories import access
 from memories.models import SHARED_AGENT, Note
 
-MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 MAX_MESSAGES = 100
 MAX_LIST_OFFSET = 1_000_000_000
 MAX_LIST_LIMIT = 100

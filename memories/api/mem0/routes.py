@@ -34,9 +34,11 @@ from pydantic import Field
 from engine.config import get_config
 from engine.errors import AmemError, InvalidInput, QualityRejected
 from engine.retrieval.heat import bump_heat
+from engine.retrieval.search import MAX_LIMIT as MAX_SEARCH_LIMIT
 from engine.retrieval.search import search
 from engine.text import check_content
 from engine.write import edit
+from engine.write.crud import USER_ROLES
 from engine.write.pipeline import EpisodicItem, add_episodic_batch, add_memory, clean_metadata
 from memories import access
 from memories.api.mem0 import filters as mem0_filters
@@ -56,8 +58,6 @@ from memories.models import Agent, Note
 
 router = Router(auth=TokenKey(), throttle=[KeyRateThrottle()], tags=["mem0"])
 
-USER_ROLES = ("user", "human")
-MAX_SEARCH_LIMIT = 100  # engine/retrieval/search.py MAX_LIMIT
 # A search filtered by more than its user and agent asks for this many more candidates than it
 # returns, so that a filter narrower than the subject (a category, a session, metadata) still
 # leaves top_k; one scoped to the user alone only needs room for the notes of nobody in

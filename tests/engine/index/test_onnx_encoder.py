@@ -130,3 +130,29 @@ def test_a_record_that_does_not_match_is_not_used(embedder, tmp_path, monkeypatc
     forged = record.replace("0.", "0.5", 1)  # one probe coordinate moved
     (tmp_path / graph.name).with_suffix(".verified").write_text(forged)
     assert onnx_encoder.load_verified(location) is None
+
+
+def test_queries_go_through_the_8_bit_graph_close_to_the_float_one(embedder, monkeypatch):
+    monkeypatch.delenv("AMEM_QUERY_INT8", raising=False)
+    embedder._tried_query, embedder._query_onnx = False, None
+    queries = ["When did Caroline go to the LGBTQ support group?", "What did Mel paint last week?"]
+    as_queries = embedder.encode_queries(queries)
+    assert embedder._query_onnx is not None, "the 8-bit query graph was not taken"
+    as_documents = embedder.encode(queries)
+    agreement = np.sum(as_queries * as_documents, axis=1)
+    assert agreement.min() >= onnx_encoder.QUERY_AGREEMENT
+    assert not np.array_equal(as_queries, as_documents)  # the 8-bit graph answered, not the float one
+    assert np.allclose(np.linalg.norm(as_queries, axis=1), 1.0, atol=1e-5)
+
+
+def test_an_8_bit_graph_that_strays_from_the_float_one_is_not_used(embedder, monkeypatch):
+    monkeypatch.setattr(onnx_encoder, "QUERY_AGREEMENT", 1.01)  # no cosine reaches it
+    assert onnx_encoder.load_query_encoder(embedder._onnx, _resolve(embedder.model_name)) is None
+
+
+def test_amem_query_int8_0_embeds_queries_as_documents(embedder, monkeypatch):
+    monkeypatch.setenv("AMEM_QUERY_INT8", "0")
+    embedder._tried_query, embedder._query_onnx = False, None
+    query = ["a query only this test embeds"]
+    assert np.array_equal(embedder.encode_queries(query), embedder.encode(query))
+    assert embedder._query_onnx is None

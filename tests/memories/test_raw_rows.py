@@ -1,0 +1,93 @@
+"""The search path's own reads (memories/raw_rows.py) answer what the ORM answers, on either database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+import pytest
+from django.utils import timezone
+
+from memories import access, raw_rows
+from memories.models import Link, Note
+
+pytestmark = pytest.mark.django_db
+
+
+def full_note(agent_id: str, **extra) -> Note:
+    older = Note.objects.create(agent_id=agent_id, owner=agent_id, content="an older note", content_hash="h0")
+    fields = {"readers": [agent_id, "helper"], "subjects": ["caroline"], **extra}
+    return Note.objects.create(
+        agent_id=agent_id,
+        owner=agent_id,
+        writers=[agent_id],
+        content="Caroline moved to Denver — 她搬家了",
+        content_hash="h1",
+        keywords=["move", "Denver"],
+        metadata={"source": {"app": "chat", "n": 3}},
+        embedding=b"\x00\x01\x02\x03" * 4,
+        created_at=timezone.now() - dt.timedelta(days=3, microseconds=7),
+        last_accessed=timezone.now(),
+        retrieval_count=4,
+        importance=7,
+        low_quality=True,
+        merge_candidate=older,
+        merge_similarity=0.93,
+        **fields,
+    )
+
+
+def by_id(note: Note) -> tuple[str, list]:
+    return "id IN (%s)", [raw_rows.as_key(Note, note.pk)]
+
+
+def test_a_whole_note_reads_as_the_orm_reads_it(alice):
+    note = full_note(alice.id)
+    (raw,) = raw_rows.instances(Note, None, *by_id(note))
+    orm = Note.objects.get(pk=note.pk)
+    for field in Note._meta.concrete_fields:
+        assert getattr(raw, field.attname) == getattr(orm, field.attname), field.attname
+        assert type(getattr(raw, field.attname)) is type(getattr(orm, field.attname)), field.attname
+    assert raw.created_at.tzinfo is not None and raw.created_at == note.created_at
+    assert not raw._state.adding  # a read note, saved as an update
+
+
+def test_a_note_read_in_part_reads_the_rest_when_touched(alice, django_assert_num_queries):
+    note = full_note(alice.id)
+    (raw,) = raw_rows.instances(Note, ("content", "subjects"), *by_id(note))
+    assert raw.get_deferred_fields() >= {"keywords", "metadata", "embedding"}
+    with django_assert_num_queries(0):
+        assert (raw.pk, raw.content, raw.subjects) == (note.pk, note.content, ["caroline"])
+    with django_assert_num_queries(1):
+        assert raw.metadata == {"source": {"app": "chat", "n": 3}}
+
+
+def test_rows_hold_the_values_the_orm_gives(alice):
+    note = full_note(alice.id)
+    names = ("pk", "readers", "created_at", "last_accessed", "low_quality", "merge_candidate_id", "importance")
+    (row,) = raw_rows.select(Note, names, *by_id(note))
+    assert row == Note.objects.values_list(*names).get(pk=note.pk)
+
+
+def test_links_undecoded_name_notes_as_the_database_does(alice):
+    a, b = full_note(alice.id), full_note(alice.id)
+    link = Link.objects.create(source=a, target=b, reason="adjacent turn")
+    where, params = "source_id IN (%s)", [raw_rows.as_key(Note, a.pk)]
+    ((pk, source, target),) = raw_rows.select(Link, ("pk", "source_id", "target_id"), where, params, decoded=False)
+    assert pk == link.pk and uuid.UUID(str(source)) == a.pk and uuid.UUID(str(target)) == b.pk
+
+
+def test_visible_notes_and_rows_keep_the_access_rules(alice, bob, make_agent):
+    vault = make_agent("vault", collection="vault_notes")
+    mine = full_note(alice.id)
+    granted = full_note(bob.id, subjects=[], readers=[bob.id, alice.id])
+    foreign = full_note(bob.id)
+    retired = full_note(alice.id, is_active=False)
+    walled = full_note(vault.id, readers=["*"])
+    ids = [walled.pk, foreign.pk, granted.pk, retired.pk, mine.pk, uuid.uuid4()]
+    expected = [granted.pk, mine.pk]  # the order asked, unreadable ones gone
+    assert [n.pk for n in access.visible_notes(alice, ids)] == expected
+    assert [r["pk"] for r in access.visible_rows(alice, ids, ("content",))] == expected
+    assert [n.pk for n in access.visible_notes(alice, ids, subject="sam")] == [granted.pk]  # a world fact
+    assert [n.pk for n in access.visible_notes(vault, ids)] == [walled.pk]
+    assert access.visible_notes(alice, []) == [] and access.visible_rows(alice, [], ("content",)) == []
