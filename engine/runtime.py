@@ -79,6 +79,11 @@ def store() -> VectorStore:
     return _store
 
 
+def opened_store() -> VectorStore | None:
+    """The index store if this process has opened it, without opening it."""
+    return _store
+
+
 def set_store(new: VectorStore | None) -> VectorStore | None:
     """Swap the process's store (tests, reindex into a fresh index); returns the old one."""
     global _store

@@ -165,3 +165,11 @@ def test_a_locked_index_stops_the_import_before_anything_is_written(alice, store
     with pytest.raises(CommandError, match="Stop the server for a bulk import"):
         run("--agent", "alice", write(tmp_path / "chat.jsonl", QUESTION, ANSWER))
     assert not Note.objects.exists()
+
+
+def test_an_import_leaves_the_index_optimized(alice, store, tmp_path, monkeypatch):
+    # The batches of a bulk import leave many small segments behind; a search reads every one.
+    optimized: list[bool] = []
+    monkeypatch.setattr(type(store), "optimize", lambda self: optimized.append(True))
+    run("--agent", "alice", write(tmp_path / "chat.jsonl", QUESTION, ANSWER))
+    assert optimized == [True]

@@ -76,7 +76,18 @@ class Command(AmemCommand):
         parser.add_argument("--subject", action="append", default=[], dest="subjects")
         parser.add_argument("--no-progress", action="store_true")
 
-    def handle(self, *args, paths, agent, format, scope, subjects, no_progress, **options):
+    def handle(self, *args, **options):
+        self._import(*args, **options)
+        self._settle_index()
+
+    def _settle_index(self) -> None:
+        """Merge the index segments a bulk import left (engine/index/store.py ``optimize``): searches
+        then read one segment per shard instead of the many small ones the batches wrote."""
+        opened = runtime.opened_store()
+        if opened is not None:  # else nothing was indexed by this process (a server owns the index)
+            opened.optimize()
+
+    def _import(self, *args, paths, agent, format, scope, subjects, no_progress, **options):
         if format in SEED_FORMATS:
             self._import_seed(format, paths, agent, no_progress, **options)
             return
