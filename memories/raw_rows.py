@@ -15,10 +15,12 @@ import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from typing import Any, TypeVar, cast
 
 from django.db import connections, models
 
 Decoder = Callable[[object], object]
+M = TypeVar("M", bound=models.Model)
 
 
 def _uuid(value: object) -> object:
@@ -45,7 +47,7 @@ def _bool(value: object) -> object:
 
 
 def _decoder(field: models.Field) -> Decoder | None:
-    target = field.target_field if field.is_relation else field
+    target = cast(models.ForeignKey, field).target_field if field.is_relation else field
     kind = target.get_internal_type()
     if kind == "UUIDField":
         return _uuid
@@ -62,10 +64,10 @@ def _decoder(field: models.Field) -> Decoder | None:
 def _columns(model: type[models.Model], names: tuple[str, ...]) -> tuple[str, list[Decoder | None], list[str]]:
     """The SELECT list for the fields ``names`` (attribute names; "pk" for the key), their decoders
     and their attribute names."""
-    fields = [model._meta.pk if name == "pk" else model._meta.get_field(name) for name in names]
+    fields = [cast(models.Field, model._meta.pk if name == "pk" else model._meta.get_field(name)) for name in names]
     quote = connections["default"].ops.quote_name  # every backend amem runs on quotes alike
     return (
-        ", ".join(quote(f.column) for f in fields),
+        ", ".join(quote(str(f.column)) for f in fields),
         [_decoder(f) for f in fields],
         [f.attname for f in fields],
     )
@@ -80,7 +82,7 @@ def select(
     model: type[models.Model],
     names: Sequence[str],
     where: str,
-    params: Sequence[object],
+    params: Sequence[Any],
     *,
     alias: str = "default",
     decoded: bool = True,
@@ -107,17 +109,17 @@ def select(
 
 
 def instances(
-    model: type[models.Model],
+    model: type[M],
     names: Sequence[str] | None,
     where: str,
-    params: Sequence[object],
+    params: Sequence[Any],
     *,
     alias: str = "default",
-) -> list[models.Model]:
+) -> list[M]:
     """``select`` as model instances: every concrete field, or only ``names`` with the rest
     deferred (read on first touch, as ``QuerySet.only`` leaves them)."""
     # ``Model.from_db`` takes the values in the order of the model's fields.
-    wanted = {model._meta.pk.attname, *(model._meta.get_field(n).attname for n in names or ())}
+    wanted = {model._meta.pk.attname, *(cast(models.Field, model._meta.get_field(n)).attname for n in names or ())}
     fields = tuple(f.attname for f in model._meta.concrete_fields if not names or f.attname in wanted)
     _, _, attnames = _columns(model, fields)
     return [model.from_db(alias, attnames, row) for row in select(model, fields, where, params, alias=alias)]

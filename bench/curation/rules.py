@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation.replay import load
-from engine.llm.contradiction_rules import contradiction
+from engine.reading.contradiction_rules import contradiction
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +58,7 @@ if __name__ == "__main__":
 
 def duplicates(argv: list[str] | None = None) -> int:
     """The offline merge rule alone: which labels it would merge."""
-    from engine.llm.same_statement import near_duplicate
+    from engine.reading.same_statement import near_duplicate
 
     split = (argv or ["all"])[0]
     rows = [r for r in load("pairs.jsonl") if split == "all" or r["split"] == split]

@@ -26,8 +26,8 @@ from django.utils import timezone
 
 from engine import locking
 from engine.errors import InvalidInput
-from engine.llm.statements import split_speaker
 from engine.llm.types import FactTriple
+from engine.reading.statements import split_speaker
 from engine.text import storable
 from memories import access
 from memories.models import Agent, Fact, Note

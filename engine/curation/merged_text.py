@@ -17,8 +17,8 @@ from collections.abc import Callable
 from functools import partial
 
 from engine.index.tokenize import STOP_WORDS, words
-from engine.llm.contradiction_rules import contradiction
 from engine.llm.offline import REPORTING
+from engine.reading.contradiction_rules import contradiction
 
 # A sentence ends at . ! ? followed by a space, or right after a full-width 。！？ (no space in Chinese).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")

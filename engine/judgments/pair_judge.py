@@ -22,9 +22,9 @@ import math
 from dataclasses import dataclass
 
 from engine.judgments import cues, pair_weights
-from engine.llm import contradiction_rules as rules
-from engine.llm.same_statement import adds_nothing
-from engine.llm.statements import USER, read, split_speaker
+from engine.reading import contradiction_rules as rules
+from engine.reading.same_statement import adds_nothing
+from engine.reading.statements import USER, read, split_speaker
 
 CHANGE, SAME, BOTH = "change", "same", "both"
 
@@ -68,10 +68,10 @@ def features(
     shared = a.words & b.words
     union = a.words | b.words
     smaller = min(len(a.words), len(b.words)) or 1
-    slot = rules._slots(a, b) is not None
-    negation = rules._negation(a, b) is not None
-    number = rules._numbers(a, b) is not None
-    change_rule = rules._change(a, b) is not None
+    slot = rules.slot_change(a, b) is not None
+    negation = rules.negation_change(a, b) is not None
+    number = rules.number_change(a, b) is not None
+    change_rule = rules.said_change(a, b) is not None
     numbers_differ = bool(set(a.numbers) - set(b.numbers)) and bool(set(b.numbers) - set(a.numbers))
     polarity = (ca.likes and cb.dislikes) or (ca.dislikes and cb.likes)
     excludes = cues.excluding(old, new) is not None
@@ -165,10 +165,10 @@ def _difference(old: str, new: str, limit: int = 6) -> tuple[list[str], list[str
 
 
 def _surface(text: str) -> list[str]:
-    from engine.llm.statements import _tokens
+    from engine.reading.statements import split_words
 
     seen: list[str] = []
-    for token in _tokens(split_speaker(text)[1]):
+    for token in split_words(split_speaker(text)[1]):
         if any(ch.isalnum() for ch in token) and token not in seen:
             seen.append(token)
     return seen

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from engine.judgments import pair_weights
 from engine.judgments.pair_judge import CHANGE, SAME, Guess, judge
-from engine.llm.same_statement import adds_nothing
-from engine.llm.statements import USER
+from engine.reading.same_statement import adds_nothing
+from engine.reading.statements import USER
 from memories.models import Note
 
 CONFLICT, ASK, FOLD, KEEP = "conflict", "ask", "fold", "keep"

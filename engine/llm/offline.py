@@ -16,9 +16,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.llm import capture_rules, stop_words
-from engine.llm.contradiction_rules import contradiction
-from engine.llm.same_statement import near_duplicate
 from engine.llm.types import (
     Candidate,
     ConflictFinding,
@@ -29,6 +26,9 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
+from engine.reading import capture_rules, stop_words
+from engine.reading.contradiction_rules import contradiction
+from engine.reading.same_statement import near_duplicate
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ class OfflineRules:
 
     def crud(self, dialogue: list[tuple[str, str]], existing: list[str]) -> list[CrudOp]:
         # The user's statements, sentence by sentence: not their questions, requests or chit-chat
-        # (engine/llm/capture_rules.py); what the assistant said is not the user's fact.
+        # (engine/reading/capture_rules.py); what the assistant said is not the user's fact.
         durable = [
             statement[:500]
             for role, text in dialogue
@@ -246,7 +246,7 @@ class OfflineRules:
         return ops
 
     def should_merge(self, a: str, b: str) -> MergeDecision:
-        # Only the same statement merges without a person (engine/llm/same_statement.py): a fold
+        # Only the same statement merges without a person (engine/reading/same_statement.py): a fold
         # must never mix facts, and "similar" is not "the same" without reading comprehension.
         if not near_duplicate(a, b):
             return MergeDecision(should_merge=False)

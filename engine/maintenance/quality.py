@@ -5,7 +5,7 @@ Reasons, over the notes the agent owns (its private and its shared ones):
 * ``too_short``: less text than the write gate takes (engine/text.py ``weighted_length``; the
   gate rejects these, but imports, admin edits and older data can hold them);
 * ``expired_ephemeral``: marked ephemeral ("TODO tomorrow") and older than ``ephemeral_days``,
-  or a reminder bound to a near moment that has passed (engine/chatter.py);
+  or a reminder bound to a near moment that has passed (engine/reading/chatter.py);
 * ``filler``: small talk with nothing to remember (chatter.py);
 * ``vague``, ``gibberish``, ``fragment``: what the text itself says, or fails to
   (engine/maintenance/text_quality.py).
@@ -29,9 +29,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engine import chatter
 from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
+from engine.reading import chatter
 from engine.text import weighted_length
 from memories.models import ConflictPair, Note, NoteEvent
 

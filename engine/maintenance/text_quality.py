@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from engine.llm.statements import EN_STOP, FIRST_PERSON, ZH_STOP
+from engine.reading.statements import EN_STOP, FIRST_PERSON, ZH_STOP
 
 VAGUE, GIBBERISH, FRAGMENT = "vague", "gibberish", "fragment"
 

@@ -23,11 +23,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine import chatter, runtime
+from engine import runtime
 from engine.config import get_config
 from engine.errors import AmemError, InvalidInput
 from engine.index.store import cosine
 from engine.llm.types import CrudOp
+from engine.reading import chatter
 from engine.retrieval.search import search
 from engine.text import check_content, check_storable, weighted_length
 from engine.write import edit, told_dates

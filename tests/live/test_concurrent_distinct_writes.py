@@ -25,7 +25,7 @@ def test_a_thousand_distinct_concurrent_writes_are_all_stored_and_findable(serve
         for i in range(PER_WRITER):
             answer = server.call("POST", "/api/v1/memories", {"text": text_for(writer, i)})
             assert answer.status == 201, answer.body
-            # stored either way: "conflict" is a new note with a conflict raised (engine/llm/contradiction_rules.py)
+            # stored either way: "conflict" is a new note with a conflict raised (engine/reading/contradiction_rules.py)
             assert answer.body["outcome"] in ("created", "flagged", "conflict"), answer.body
             ids.append(answer.body["id"])
         return ids

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.judgments import pair_judge
-from engine.llm.same_statement import near_duplicate
-from engine.llm.statements import read
+from engine.reading.same_statement import near_duplicate
+from engine.reading.statements import read
 
 
 @pytest.mark.parametrize(

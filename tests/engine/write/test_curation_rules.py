@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm.contradiction_rules import contradiction
 from engine.llm.offline import keep_both
-from engine.llm.same_statement import near_duplicate
-from engine.llm.statements import read
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
+from engine.reading.contradiction_rules import contradiction
+from engine.reading.same_statement import near_duplicate
+from engine.reading.statements import read
 
 
 @pytest.mark.parametrize(

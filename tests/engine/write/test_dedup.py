@@ -51,7 +51,7 @@ def test_the_closest_writable_note_is_the_target_even_behind_a_foreign_one():
 def test_a_rephrased_fact_folds_into_the_existing_note(alice, store):  # B110
     old = add_memory("Staging uses PostgreSQL 16 on its own dedicated server.", alice, sources=["m1"])
     before = Note.objects.get(pk=old.note.pk)
-    # Offline, only the same statement folds (engine/llm/same_statement.py): here the old
+    # Offline, only the same statement folds (engine/reading/same_statement.py): here the old
     # sentence word for word, and a new one.
     text = "Staging uses PostgreSQL 16 on its own dedicated server. The server has 64 GB of RAM."  # cos 0.854
     result = add_memory(text, alice, sources=["m2"])

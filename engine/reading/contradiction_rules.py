@@ -7,7 +7,7 @@ contradictory. Measured on the labelled pairs of ``python -m bench curation``
 (docs/benchmarks.md): an earlier version fired on any negation or any number that differed
 and opened four false alarms for each real contradiction on ordinary notes.
 
-Both notes are read as statements (engine/llm/statements.py), and only statements about
+Both notes are read as statements (engine/reading/statements.py), and only statements about
 the same subject can contradict ("I" is the turn's speaker or the agent's user; "Ana's
 brother" is not Ana). Then, first rule that holds wins:
 
@@ -27,7 +27,7 @@ brother" is not Ana). Then, first rule that holds wins:
 
 from __future__ import annotations
 
-from engine.llm.statements import USER, Statement, read
+from engine.reading.statements import USER, Statement, read
 
 # Verbs (stems) of lasting states: a change announced on one of these replaces the old object.
 STATE_VERBS = frozenset(
@@ -72,14 +72,14 @@ def contradiction(old: str, new: str, *, old_me: str = USER, new_me: str = USER)
     a, b = read(old, me=old_me), read(new, me=new_me)
     if not a.subject or a.subject != b.subject:
         return None
-    return _slots(a, b) or _negation(a, b) or _numbers(a, b) or _change(a, b)
+    return slot_change(a, b) or negation_change(a, b) or number_change(a, b) or said_change(a, b)
 
 
 def _differ(x: str, y: str) -> bool:
     return x != y and x not in y and y not in x
 
 
-def _slots(a: Statement, b: Statement) -> str | None:
+def slot_change(a: Statement, b: Statement) -> str | None:
     for slot, old_value in a.slots.items():
         new_value = b.slots.get(slot)
         if new_value is not None and _differ(old_value, new_value):
@@ -92,7 +92,7 @@ def _slots(a: Statement, b: Statement) -> str | None:
     return None
 
 
-def _negation(a: Statement, b: Statement) -> str | None:
+def negation_change(a: Statement, b: Statement) -> str | None:
     if a.negated == b.negated:
         return None
     negated, stated = (a, b) if a.negated else (b, a)
@@ -104,7 +104,7 @@ def _negation(a: Statement, b: Statement) -> str | None:
     return None
 
 
-def _numbers(a: Statement, b: Statement) -> str | None:
+def number_change(a: Statement, b: Statement) -> str | None:
     old, new = set(a.numbers), set(b.numbers)
     if not (old - new and new - old):
         return None  # a number only added is detail: "PostgreSQL 16" / "PostgreSQL 16 with 64 GB"
@@ -117,7 +117,7 @@ def _numbers(a: Statement, b: Statement) -> str | None:
     return f"number: {', '.join(a.numbers)} → {', '.join(b.numbers)}"
 
 
-def _change(a: Statement, b: Statement) -> str | None:
+def said_change(a: Statement, b: Statement) -> str | None:
     if not b.change or a.change:
         return None
     # The change must be said of the verb: "now studies law", "现在在腾讯上班"; not "joined a

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from engine.llm.contradiction_rules import contradiction
-from engine.llm.statements import USER, Statement, read, split_speaker
+from engine.reading.contradiction_rules import contradiction
+from engine.reading.statements import USER, Statement, read, split_speaker
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 _ORDERED_WORD = re.compile(r"[\u4e00-\u9fff]+|[A-Za-z][\w'-]*|\d+(?:[.:,/]\d+)*")

@@ -8,7 +8,7 @@ the state change it announces ("moved", "now", "no longer", "现在", "搬到" �
 numbers and dates, and a few single-valued *slots* (where someone lives, where they
 work, their job, age, birthday, relationship status, the tool they use).
 
-The rules built on it live in engine/llm/contradiction_rules.py.
+The rules built on it live in engine/reading/contradiction_rules.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.llm import stop_words
+from engine.reading import stop_words
 
 USER = "user"
 
@@ -478,7 +478,7 @@ def _jieba():
     return rjieba
 
 
-def _tokens(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
     """Words in reading order: English split on letters (keeping n't), Han runs cut by jieba."""
     out: list[str] = []
     for piece in re.findall(r"[\u4e00-\u9fff]+|[^\s\u4e00-\u9fff]+", text):
@@ -549,7 +549,7 @@ def read(text: str, *, me: str = USER) -> Statement:
     if speaker:
         me = speaker.casefold()
     zh = bool(_HAN.search(body))
-    tokens = _tokens(body)
+    tokens = split_words(body)
     subject, used = _subject(tokens, me.casefold(), zh)
     rest = tokens[used:]
     negated = any(t in NEGATIONS for t in rest) or any(

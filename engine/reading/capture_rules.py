@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from engine.llm import stop_words
+from engine.reading import stop_words
 
 MIN_CHARS = 10  # amem's quality gate: shorter text is never a memory
 MIN_HAN_CHARS = 3  # 我吃素 (three characters) states something; 好的 does not
