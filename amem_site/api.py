@@ -21,11 +21,11 @@ from engine.errors import (
     Busy,
     InvalidInput,
 )
-from memories.api.agent import router as agent_router
-from memories.api.key import router as key_router
-from memories.api.layers import router as layers_router
-from memories.api.local import router as local_router
-from memories.api.mem0.routes import router as mem0_router
+from surfaces.api.agent import router as agent_router
+from surfaces.api.key import router as key_router
+from surfaces.api.layers import router as layers_router
+from surfaces.api.local import router as local_router
+from surfaces.api.mem0.routes import router as mem0_router
 
 log = logging.getLogger("amem.api")
 
@@ -91,7 +91,7 @@ def unauthenticated(request, exc: AuthenticationError):
 
 
 def throttled(request, exc: Throttled):
-    # Raised by a rate limit (memories/api/throttles.py); Retry-After in whole seconds (RFC 9110).
+    # Raised by a rate limit (surfaces/api/throttles.py); Retry-After in whole seconds (RFC 9110).
     response = _answer(request, {"detail": "too many requests; retry later"}, status=429)
     response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
     return response

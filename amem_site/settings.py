@@ -142,7 +142,9 @@ INSTALLED_APPS = [
     "template_partials",
     "django_q",
     "axes",
+    "amem_site",  # start-up checks (amem_site/apps.py)
     "memories",
+    "surfaces",
     "review",
 ]
 
@@ -193,11 +195,11 @@ def _rate(name: str, default: str) -> str:
     return value
 
 
-# Per API key (memories/api/throttles.py); 429 with Retry-After.
+# Per API key (surfaces/api/throttles.py); 429 with Retry-After.
 AMEM_API_RATE = _rate("AMEM_API_RATE", "600/m")
 # Requests with a missing or unknown key, per client address, before that address gets 429s.
 AMEM_API_BAD_KEY_RATE = _rate("AMEM_API_BAD_KEY_RATE", "20/m")
-# Heavy requests (long conversations, jobs run on demand; memories/heavy.py): running at once per
+# Heavy requests (long conversations, jobs run on demand; surfaces/heavy.py): running at once per
 # agent (over: 429) and in the process (over: 503), both with Retry-After; what makes a conversation
 # heavy; and how long one may take before it gives up, having written nothing (503).
 AMEM_HEAVY_PER_AGENT = env_int("AMEM_HEAVY_PER_AGENT", 1, minimum=1)
@@ -443,7 +445,7 @@ if _redis_url:
 else:
     Q_CLUSTER["orm"] = "default"
 
-# --- Cache: the API's rate-limit counts (memories/api/throttles.py) ---------------------
+# --- Cache: the API's rate-limit counts (surfaces/api/throttles.py) ---------------------
 # Per-process memory by default (one web process, docs/deploy.md). Several web processes share
 # their counts through Redis; an opt-in of its own, because then the API needs Redis to answer.
 _cache_url = AMEM_CACHE_URL = env_url("AMEM_CACHE_URL", "", ("redis", "rediss", "unix"))

@@ -5,7 +5,7 @@ from django.views.generic import RedirectView
 from amem_site.api import api, mem0_api, mem0_without_prefix, unknown_endpoint, unknown_mem0_call
 from amem_site.health import healthz
 from amem_site.metrics import metrics
-from memories import mcp_http
+from surfaces import mcp_http
 
 urlpatterns = [
     path("admin/", admin.site.urls),

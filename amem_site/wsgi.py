@@ -19,7 +19,7 @@ application = get_wsgi_application()
 def _own_the_index() -> None:
     from engine.errors import AmemError
     from engine.index_sync import outbox
-    from memories.local_bridge import local_token
+    from surfaces.local_bridge import local_token
 
     local_token()  # commands find it and ask this server first
     try:

@@ -2,13 +2,13 @@
 
 A long conversation's writing (inserting a thousand notes, reading their facts, indexing them)
 is Python holding the GIL for seconds; the searches other agents send meanwhile wait for it at
-every step. With the per-agent slot alone (memories/heavy.py) another agent's search p95 rose to
+every step. With the per-agent slot alone (surfaces/heavy.py) another agent's search p95 rose to
 1.5–1.8× its idle p95 while one agent flooded (docs/benchmarks.md, "Flood"). So heavy work runs
 in chunks, and between chunks, while any other request is in flight in this process, it pauses
 for ``PAUSE_SHARE`` of the time its last chunk took (at most ``MAX_PAUSE_S``): the other requests
 get the GIL to themselves for that long. Heavy work never waits for the others to end, so a
 steady stream of searches slows it by at most that share and can never starve it (a lower CPU
-priority, tried before, did starve it: memories/heavy.py).
+priority, tried before, did starve it: surfaces/heavy.py).
 
 Only threads inside ``heavy()`` pause; the web layer counts requests in flight
 (``RequestsInFlight``, amem_site's middleware). Anything else (commands, the benchmarks, tests,

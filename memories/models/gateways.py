@@ -4,7 +4,7 @@ An agent runtime with several agents of its own (an OpenClaw gateway) holds one 
 instead of one key per agent. Each request names the agent it acts for (the ``X-Amem-Agent``
 header); the agent is created on first use and remembered as the gateway's, so the gateway can
 never reach an agent it did not create, and no other key holder can take over the gateway's
-prefix. The rules that use these rows live in memories/gateways.py.
+prefix. The rules that use these rows live in surfaces/gateways.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Real gunicorn (8 threads) on the suite's database (SQLite or PostgreSQL): 8 conversations of 1,000 turns, sent at
 once by one agent (a barrier releases them), while a second agent searches without pause.
 The flooding agent gets its heavy slot for one conversation at a time; the others are
-answered 429 with Retry-After (memories/heavy.py). Nobody gets a 5xx, and every conversation
+answered 429 with Retry-After (surfaces/heavy.py). Nobody gets a 5xx, and every conversation
 is either stored whole or not at all. How fast the other agent's searches stay is measured
 by hand (bench/flood.py, docs/benchmarks.md), never asserted here.
 """
@@ -39,7 +39,7 @@ def conversation(n: int) -> dict:
 
 @pytest.fixture(scope="module", params=BACKENDS)
 def flooded(request, tmp_path_factory):
-    # The deadline is off here (its own test is tests/memories/api/test_fair_limits.py): on a shared,
+    # The deadline is off here (its own test is tests/surfaces/api/test_fair_limits.py): on a shared,
     # oversubscribed machine one conversation's embedding can outlast 120 s, and its 503 would
     # be the deadline working, not the race this test looks for.
     live = start_server(tmp_path_factory, request.param, env_extra={"AMEM_HEAVY_DEADLINE": "3600"})

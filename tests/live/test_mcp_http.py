@@ -14,7 +14,7 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.memories.test_mcp import TOOLS
+from tests.surfaces.test_mcp import TOOLS
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memories.models import LlmCall, Note
-from tests.memories.api.conftest import AgentClient, key_for
+from tests.surfaces.api.conftest import AgentClient, key_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,8 @@ from django.core.management.base import CommandError
 from engine.transfer.portable import export_lines
 from engine.write.pipeline import add_memory
 from memories import ids
-from memories.gateways import acting_agent
 from memories.models import Agent, CoreBlock, Episode, Fact, Gateway, Note
+from surfaces.gateways import acting_agent
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
 

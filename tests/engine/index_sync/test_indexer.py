@@ -91,7 +91,7 @@ def test_reindex_reads_and_marks_a_store_in_bounded_queries(alice, store, monkey
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from memories.management.commands import amem_reindex
+    from surfaces.management.commands import amem_reindex
 
     for i in range(5):
         add_episodic(f"Memory number {i} of a store that grew large.", alice)

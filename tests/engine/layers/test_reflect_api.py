@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.layers import reflection
 from memories.models import Note
-from tests.memories.api.conftest import AgentClient
+from tests.surfaces.api.conftest import AgentClient
 
 TEA = (
     "Alex drinks green tea every morning.",
