@@ -29,6 +29,7 @@ This module does not import Django.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -183,11 +184,21 @@ def _export(model: Any, target: Path) -> None:
             os.unlink(scratch)
 
 
+def _session(graph: Path) -> Any:
+    """An ONNX Runtime session on the CPU, one thread: a second thread only waits on a busy core
+    (the other one serves requests)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+
+
 def load(model: Any, location: str) -> OnnxEncoder | None:
     """An ONNX encoder equal to ``model`` (a loaded SentenceTransformer) within TOLERANCE, or None."""
-    try:
-        import onnxruntime as ort
-    except ImportError:
+    if importlib.util.find_spec("onnxruntime") is None:
         return None
     if not _plain_stack(model) or "token_type_ids" not in model.tokenizer([PROBE]):
         return None
@@ -196,12 +207,7 @@ def load(model: Any, location: str) -> OnnxEncoder | None:
         if not path.exists():
             log.info("exporting %s to ONNX at %s (once)", location, path)
             _export(model, path)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1  # a second thread only waits on a busy core (the other serves requests)
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        encoder = OnnxEncoder(session, model.tokenizer, int(model.max_seq_length))
+        encoder = OnnxEncoder(_session(path), model.tokenizer, int(model.max_seq_length))
         expected = model.encode(list(PROBES), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
         gap = float(np.max(np.abs(encoder.encode(list(PROBES)) - expected)))
     except Exception as exc:  # an optional speed-up: any failure keeps PyTorch
@@ -236,14 +242,8 @@ def load_verified(location: str) -> tuple[OnnxEncoder, int] | None:
         tokenizer_file = Path(location) / "tokenizer.json"
         if not graph.exists() or not tokenizer_file.is_file():
             return None
-        import onnxruntime as ort
 
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
-        encoder = OnnxEncoder(session, RustTokenizer(tokenizer_file), int(record["max_seq_length"]))
+        encoder = OnnxEncoder(_session(graph), RustTokenizer(tokenizer_file), int(record["max_seq_length"]))
         expected = np.asarray(record["probes"], dtype=np.float32)
         gap = float(np.max(np.abs(encoder.encode(list(PROBES)) - expected)))
     except Exception as exc:  # no record yet, a package missing, a changed file: the PyTorch path decides
@@ -291,18 +291,11 @@ def load_query_encoder(full: OnnxEncoder, location: str) -> OnnxEncoder | None:
     """The 8-bit query encoder for the verified graph ``full`` serves (made once, cached beside it),
     if its probe vectors keep ``QUERY_AGREEMENT`` to ``full``'s; else None (queries use ``full``)."""
     try:
-        import onnxruntime as ort
-
         target = _quantized_path(_graph_path(location))
         if not target.exists():
             log.info("quantizing the query encoder of %s to %s (once)", location, target)
             _quantize(_graph_path(location), target)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
-        encoder = OnnxEncoder(session, full.tokenizer, full.max_length)
+        encoder = OnnxEncoder(_session(target), full.tokenizer, full.max_length)
         agreement = float(np.min(np.sum(encoder.encode(list(PROBES)) * full.encode(list(PROBES)), axis=1)))
     except Exception as exc:  # an optional speed-up: any failure keeps the float graph for queries
         log.warning("8-bit query encoder not used for %s: %s: %s", location, type(exc).__name__, exc)
