@@ -86,6 +86,8 @@ def test_a_done_cards_text_keeps_its_disclosure_arrow_on_a_phone(logged_in, live
         alice, "Something about the thing we discussed earlier.", low_quality=True, low_quality_reasons=["vague"]
     )
     page.goto(f"{live_server.url}/review/queues/quality/")
+    # The menu's counts load after the page: a click before that settles was once lost under load.
+    page.wait_for_load_state("networkidle")
     page.locator(f"#quality-{note.pk} button:has-text('Keep')").click()
     summary = page.locator(f"#quality-{note.pk} summary")
     expect(summary).to_be_visible()
