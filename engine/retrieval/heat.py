@@ -90,43 +90,37 @@ def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
     waited for locks could deadlock with another search's bump and fail the search
     (engine/locking.py).
     """
+    ids = [i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in note_ids]
+    table = connection.ops.quote_name(Note._meta.db_table)  # the columns are the fields' names
     if connection.vendor == "postgresql":
-        _bump_free_in_one_statement(note_ids, now)
+        # Only the rows free now (``FOR UPDATE SKIP LOCKED`` in a subquery, as ``locking.free_rows``
+        # takes them), in one statement: the ORM's form took four round trips (BEGIN, the lock, the
+        # UPDATE, COMMIT), a tenth of the request threads' time in the HTTP load test
+        # (docs/benchmarks.md, "Where the time goes"), and it refuses ``select_for_update`` outside
+        # a transaction, even in a subquery.
+        _count_retrieval(
+            f"id IN (SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE SKIP LOCKED)", [ids], now
+        )
         return
     try:
         with locking.briefly():
             # SQLite has no row locks to skip: one UPDATE, its own transaction (or a part of the
             # caller's). The ORM's form (a transaction, a SELECT of the free rows, the UPDATE and
             # the COMMIT, each compiled) cost 1.7 ms of a 20 ms search at 10k notes.
-            table = connection.ops.quote_name(Note._meta.db_table)
-            keys: list[Any] = [
-                raw_rows.as_key(Note, i if isinstance(i, uuid.UUID) else uuid.UUID(str(i))) for i in note_ids
-            ]
-            at = Note._meta.get_field("last_accessed").get_db_prep_value(now, connection)
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"UPDATE {table} SET retrieval_count = retrieval_count + 1, last_accessed = %s "
-                    f"WHERE id IN ({raw_rows.placeholders(keys)})",
-                    [at, *keys],
-                )
+            keys = [raw_rows.as_key(Note, i) for i in ids]
+            _count_retrieval(f"id IN ({raw_rows.placeholders(keys)})", keys, now)
     except OperationalError as exc:
         if not locking.is_busy(exc):
             raise
         # SQLite: a long write holds the database; this retrieval goes uncounted, the search answers.
 
 
-def _bump_free_in_one_statement(note_ids: Sequence, now: dt.datetime) -> None:
-    """PostgreSQL: the same bump as one UPDATE of the rows free now (``FOR UPDATE SKIP LOCKED``
-    in its subquery, as ``locking.free_rows`` takes them), committed on its own or with a caller's
-    transaction. The ORM's form took four round trips (BEGIN, the lock, the UPDATE, COMMIT): a
-    tenth of the request threads' time in the HTTP load test (docs/benchmarks.md, "Where the time goes"). The ORM
-    cannot say it: it refuses ``select_for_update`` outside a transaction, even in a subquery.
-    """
-    table = connection.ops.quote_name(Note._meta.db_table)  # the columns are the fields' names
-    ids = [i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in note_ids]
+def _count_retrieval(where: str, params: list[Any], now: dt.datetime) -> None:
+    """One more retrieval, at ``now``, of the notes ``where`` selects (SQL with ``%s`` for ``params``)."""
+    table = connection.ops.quote_name(Note._meta.db_table)
+    at = Note._meta.get_field("last_accessed").get_db_prep_value(now, connection)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET retrieval_count = retrieval_count + 1, last_accessed = %s WHERE id IN "
-            f"(SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE SKIP LOCKED)",
-            [now, ids],
+            f"UPDATE {table} SET retrieval_count = retrieval_count + 1, last_accessed = %s WHERE {where}",
+            [at, *params],
         )
