@@ -10,7 +10,9 @@ import json
 import pytest
 from django.test import Client
 
+from engine.errors import IndexUnavailable, NotFound, PermissionDenied
 from memories.models import ApiKey
+from surfaces import mcp_http
 from tests.surfaces.test_mcp import TOOLS
 
 LIST_TOOLS = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
@@ -51,3 +53,22 @@ def test_only_post_is_served(key):
     for method in ("get", "delete", "put"):
         answer = getattr(Client(), method)("/mcp", headers={"Authorization": f"Bearer {key}", "Accept": ACCEPT})
         assert answer.status_code == 405 and answer["Allow"] == "POST"
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "said"),
+    [
+        (NotFound("no such agent"), 404, "no such agent"),
+        (PermissionDenied("agent 'x' is deactivated"), 403, "deactivated"),
+        (IndexUnavailable("qdrant at 10.0.0.9 refused"), 503, "a backing service is unavailable"),
+    ],
+)
+def test_a_refused_key_gets_the_apis_status(db, monkeypatch, error, status, said):
+    # One table (engine/errors.py): remote MCP once answered 503 for all but 400 and 403.
+    def refuse(self, request):
+        raise error
+
+    monkeypatch.setattr(mcp_http.AgentKey, "__call__", refuse)
+    answer = post(Authorization="Bearer amem_anything")
+    assert answer.status_code == status and said in answer.json()["detail"]
+    assert "10.0.0.9" not in answer.content.decode()  # a server fault names no detail
