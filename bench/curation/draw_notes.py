@@ -1,0 +1,57 @@
+"""Draw real notes for blind quality labelling: one file per store and source.
+
+    KDCONV_DATA=… .venv/bin/python -m bench.curation.draw_notes OUT_DIR [--n 300]
+
+Each store of bench/curation/stores.py writes its chat turns (and memory events) as notes; the
+quality scan meets exactly those texts. For each store and each source in it (``locomo``,
+``kdconv``, ``madial-zh`` turns or memory events, ``madial-en``) a seeded uniform draw of ``n``
+rows goes to ``OUT_DIR/STORE-SOURCE-input.jsonl`` with its id, text and date — what an annotator
+sees (bench/curation/sets/real/TASK-notes.md), never a rule or a score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from bench.curation import stores
+
+
+def source_of(row: dict) -> str:
+    words = row["source"].split()
+    return "madial-zh-event" if words[0] == "madial-zh" and words[1] == "memory" else words[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out")
+    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=20261203)
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for store in stores.STORES:
+        by_source: dict[str, list[dict]] = {}
+        for row in stores.store(store):
+            by_source.setdefault(source_of(row), []).append(row)
+        for source, rows in sorted(by_source.items()):
+            drawn = random.Random(f"{args.seed}-{store}-{source}").sample(rows, min(args.n, len(rows)))
+            name = f"{store}-{source}"
+            lines = [
+                json.dumps({"id": f"{name}-{i:04d}", "text": r["text"], "at": r["at"][:10]}, ensure_ascii=False)
+                for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)
+            ]
+            (out / f"{name}-input.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+            keys = [
+                json.dumps({"id": f"{name}-{i:04d}", "source": r["source"]}, ensure_ascii=False)
+                for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)
+            ]
+            (out / f"{name}-key.jsonl").write_text("\n".join(keys) + "\n", encoding="utf-8")
+            print(f"{name}: {len(drawn)} of {len(rows)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
