@@ -27,7 +27,7 @@ TRUE_LABELS = ("contradiction", "duplicate")
 def known_labels() -> dict[tuple[str, str], str]:
     """Every labelled candidate by its two texts (older, newer)."""
     labels: dict[tuple[str, str], str] = {}
-    for path in sorted((sets.SETS / "real").glob("r*-pairs.jsonl")):
+    for path in sorted((sets.SETS / "real").glob("[rc]*-pairs.jsonl")):
         for row in sets.read_jsonl(path):
             labels[(row["a"], row["b"])] = row["label"]
     return labels

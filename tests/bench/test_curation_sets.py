@@ -65,3 +65,19 @@ def test_the_real_store_sets_are_whole_one_author_each_and_split_as_documented()
     for author in fit_real.PLANTED:
         planted = sets.read_jsonl(real / f"{author}-planted.jsonl")
         assert len(planted) >= 24 and all(p["original"] and p["change"] != p["original"] for p in planted)
+
+
+def test_the_real_notes_are_whole_one_author_and_source_each_and_the_held_ones_come_from_held_stores():
+    from bench.curation import fit_real, quality_real
+
+    real = sets.SETS / "real"
+    readme = (real / "README.md").read_text()
+    for author, split in quality_real.SPLIT.items():
+        rows = sets.read_jsonl(real / f"{author}-notes.jsonl")
+        assert len(rows) >= 150 and {r["author"] for r in rows} == {author}
+        assert {r["label"] for r in rows} <= NOTE_LABELS
+        assert len({r["lang"] for r in rows}) == 1 and len({r["source"].split()[0] for r in rows}) == 1
+        assert len({r["text"] for r in rows}) >= len(rows) - 5  # a uniform draw: a chat repeats itself rarely
+        stores = fit_real.HELD_STORES if split == "held" else (fit_real.FIT_STORE,)
+        assert all(r["store"] in stores for r in rows), author
+        assert f"| {author}-notes.jsonl | {author} |" in readme and f"| {split} |" in readme

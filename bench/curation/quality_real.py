@@ -1,0 +1,69 @@
+"""The quality scan on real notes labelled blind (bench/curation/sets/real/q*-notes.jsonl), without a database.
+
+    .venv/bin/python -m bench.curation.quality_real
+
+Each labelled note is read as the scan reads a note (engine/maintenance/quality.py ``reasons_for``),
+written on its date and scanned on the labellers' review day (2026-12-03), with the default
+settings. A note is *flagged* when any reason holds; ``too_short`` is what the write gate would
+refuse. Per file (one author, one source; the README's split): recall of every label but ``fine``,
+the share of ``fine`` notes flagged, fine notes the gate would refuse, and recall per label.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.curation import sets
+
+REVIEW_DAY = dt.datetime(2026, 12, 3, 9, 0, tzinfo=dt.UTC)
+SPLIT = {"q1": "fit", "q2": "fit", "q3": "held", "q4": "held", "q5": "held", "q6": "held", "q7": "held"}
+
+
+def main() -> int:
+    from bench.curation.replay import setup
+
+    setup("offline", "")
+    from engine import config
+    from engine.maintenance.quality import TOO_SHORT, reasons_for
+
+    cfg = config.get_config()
+    expired_before = REVIEW_DAY - dt.timedelta(days=cfg.ephemeral_days)
+    print(
+        f"{'file':4} {'split':5} {'lang':4} {'notes':>5} | {'low':>4} {'recall':>6} | {'fine':>4} {'flagged':>7} {'refused':>7} | recall by label"
+    )
+    for author, split in SPLIT.items():
+        rows = sets.read_jsonl(sets.SETS / "real" / f"{author}-notes.jsonl")
+        caught: Counter = Counter()
+        total: Counter = Counter()
+        refused = 0
+        for row in rows:
+            at = dt.datetime.fromisoformat(row["at"]).replace(hour=12, tzinfo=dt.UTC)
+            note = SimpleNamespace(content=row["text"], conflict=False, ephemeral=False, created_at=at)
+            reasons = reasons_for(
+                note,  # type: ignore[arg-type]
+                min_chars=cfg.quality_min_chars,
+                expired_before=expired_before,
+                now=REVIEW_DAY,
+                in_open_conflict=False,
+            )
+            total[row["label"]] += 1
+            caught[row["label"]] += bool(reasons)
+            refused += row["label"] == "fine" and TOO_SHORT in reasons
+        low = sum(n for label, n in total.items() if label != "fine")
+        low_caught = sum(n for label, n in caught.items() if label != "fine")
+        by_label = ", ".join(f"{label} {caught[label]}/{n}" for label, n in sorted(total.items()) if label != "fine")
+        print(
+            f"{author:4} {split:5} {rows[0]['lang']:4} {len(rows):5} | {low:4} {low_caught / max(low, 1):6.3f} | "
+            f"{total['fine']:4} {caught['fine'] / max(total['fine'], 1):7.3f} {refused:7} | {by_label}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
