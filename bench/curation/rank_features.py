@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from engine.judgments import cues
 from engine.judgments.pair_judge import Guess
+from engine.reading import cues
 from engine.reading.capture_rules import sentences
 from engine.reading.statements import read, split_speaker
 

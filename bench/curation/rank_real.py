@@ -173,7 +173,7 @@ def cross_validate(store: dict) -> dict:
         mask[fold] = True
         got = outcome(store, nights(store, scores(x, names, weights), store["asked"] & store["nearest"] & keep), mask)
         for key in total:
-            total[key] += int(got[key])  # type: ignore[call-overload]
+            total[key] += int(got[key])
     return total
 
 

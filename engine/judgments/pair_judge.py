@@ -21,8 +21,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.judgments import cues, pair_weights
+from engine.judgments import pair_weights
 from engine.reading import contradiction_rules as rules
+from engine.reading import cues
 from engine.reading.same_statement import adds_nothing
 from engine.reading.statements import USER, read, split_speaker
 
