@@ -4,7 +4,7 @@ Offline there is no reading comprehension, so the judge does not decide: it find
 For a pair (older, newer) it measures evidence — whom each is about, the words they share,
 a value that changed, a word saying something changed, history or plans, a polarity flipped,
 two things that exclude each other — and turns it into two likelihoods with a logistic model
-(the weights in engine/judgments/pair_weights.py, fitted by ``python -m bench curation --fit``
+(the weights in engine/judgments/pair_weights.py, fitted by ``python -m bench.curation.fit --write``
 on the labelled sets' tuning split only):
 
 * ``change``: the newer note may replace the older (a contradiction);
