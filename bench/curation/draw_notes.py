@@ -39,18 +39,15 @@ def main(argv: list[str] | None = None) -> int:
         for source, rows in sorted(by_source.items()):
             drawn = random.Random(f"{args.seed}-{store}-{source}").sample(rows, min(args.n, len(rows)))
             name = f"{store}-{source}"
-            lines = [
-                json.dumps({"id": f"{name}-{i:04d}", "text": r["text"], "at": r["at"][:10]}, ensure_ascii=False)
-                for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)
-            ]
-            (out / f"{name}-input.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-            keys = [
-                json.dumps({"id": f"{name}-{i:04d}", "source": r["source"]}, ensure_ascii=False)
-                for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)
-            ]
-            (out / f"{name}-key.jsonl").write_text("\n".join(keys) + "\n", encoding="utf-8")
+            ids = [(f"{name}-{i:04d}", r) for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)]
+            _write(out / f"{name}-input.jsonl", [{"id": i, "text": r["text"], "at": r["at"][:10]} for i, r in ids])
+            _write(out / f"{name}-key.jsonl", [{"id": i, "source": r["source"]} for i, r in ids])
             print(f"{name}: {len(drawn)} of {len(rows)}")
     return 0
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
 if __name__ == "__main__":

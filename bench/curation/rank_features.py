@@ -1,9 +1,10 @@
 """What a ranker tried on real stores read of a pair, beyond the judge (bench/curation/rank_real.py).
 
-Tried and not shipped (docs/benchmarks.md, "Review queues on real stores"): the judge's two
-likelihoods plus whether the newer note's sentence nearest the older one says something changed,
-both speakers the same, and each turn's length, fitted on the fit store's planted changes, ranked
-held-out planted changes no better than the judge alone beside each note's nearest older note.
+Tried and not shipped (docs/benchmarks.md, "Each note beside its nearest older note"): the judge's
+change likelihood plus whether the newer note's sentence nearest the older one says something
+changed or is history, both speakers the same, and each turn's length, fitted on the fit store's
+planted changes. Beside each note's nearest older note it ranked held planted changes as well as
+the judge alone on one held store and better on the other: not enough for a second set of weights.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Three ways to choose tonight's cards from every pair the sweep weighs (bench/cur
   each newer note weighed only beside its nearest older note (stored cosine plus shared words);
 * **ranker** (tried, not shipped): the nearest pairs ordered by a logistic model over the judge's
   change likelihood and what tells a real store's pairs apart (bench/curation/rank_features.py),
-  fitted on the **fit store** only — its planted changes (p0) and the pairs its ``fit`` authors
+  fitted (bench/curation/fit.py ``fit``: logistic, balanced classes) on the **fit store** only — its planted changes (p0) and the pairs its ``fit`` authors
   (r1, r3) labelled a change against every other pair. On the fit store it is measured by five
   folds over the planted changes (a fold ranked by weights fitted without it); on the held stores
   with weights fitted on the whole fit store.
@@ -29,12 +29,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation import sets
+from bench.curation.fit import fit, scores
 from bench.curation.fit_real import FIT_STORE, HELD_STORES
 from bench.curation.real_scale import known_labels
 
@@ -42,8 +44,6 @@ AUTHORS_FIT = ("r1", "r3")
 BUDGET, NIGHTS = 25, 3
 FOLDS = 5
 SEED = 20261203
-C = 1.0
-FEATURES = ["change", "local_change", "local_history", "same_speaker", "old_length", "new_length", "bias"]
 
 
 def fit_labels() -> dict[tuple[str, str], str]:
@@ -69,8 +69,8 @@ def load(folder: Path, store: str) -> dict:
         started = time.monotonic()
         feats, asked, change = [], [], []
         for r in rows:
-            note = type("Old", (), {"content": r["a"], "subjects": r["a_subjects"]})
-            judged = triage.assess(note, r["b"], r["similarity"], subjects=r["b_subjects"])  # type: ignore[arg-type]
+            older = SimpleNamespace(content=r["a"], subjects=r["a_subjects"])
+            judged = triage.assess(older, r["b"], r["similarity"], subjects=r["b_subjects"])  # type: ignore[arg-type]
             guess = judged.guess or judge(r["a"], r["b"], similarity=r["similarity"])
             asked.append(judged.action in (triage.CONFLICT, triage.ASK))
             change.append(guess.change)
@@ -80,13 +80,9 @@ def load(folder: Path, store: str) -> dict:
         print(f"  {store}: {len(rows)} pairs read in {time.monotonic() - started:.0f} s", flush=True)
     everyone, mine = known_labels(), fit_labels() if store == FIT_STORE else {}
     label = [everyone.get((r["a"], r["b"])) or everyone.get((r["b"], r["a"])) for r in rows]
-    notes = {key: type("N", (), {"pk": key}) for r in rows for key in (r["older"], r["newer"])}
-    nearest = {
-        (older.pk, newer.pk)
-        for older, newer, _ in nearest_older(
-            [(notes[r["older"]], notes[r["newer"]], r["similarity"], r["similarity"] + r["lexical"]) for r in rows]  # type: ignore[misc]
-        )
-    }
+    notes = {key: SimpleNamespace(pk=key) for r in rows for key in (r["older"], r["newer"])}
+    sweep_pairs = [(notes[r["older"]], notes[r["newer"]], r["similarity"], r["nearness"]) for r in rows]
+    nearest = {(older.pk, newer.pk) for older, newer, _ in nearest_older(sweep_pairs)}  # type: ignore[arg-type]
     return {
         "rows": rows,
         "notes": len(notes),
@@ -99,12 +95,7 @@ def load(folder: Path, store: str) -> dict:
         "true": np.array(
             [bool(r["planted"]) or lab in ("contradiction", "duplicate") for r, lab in zip(rows, label, strict=True)]
         ),
-        "positive": np.array(
-            [
-                bool(r["planted"]) or lab == "contradiction"
-                for r, lab in zip(rows, [mine.get((r["a"], r["b"])) for r in rows], strict=True)
-            ]
-        ),
+        "positive": np.array([bool(r["planted"]) or mine.get((r["a"], r["b"])) == "contradiction" for r in rows]),
     }
 
 
@@ -139,22 +130,6 @@ def outcome(store: dict, shown: list[int], planted: np.ndarray | None = None) ->
         out[f"planted@{n}"] = int(planted[first].sum())
         out[f"true@{n}"] = round(float(store["true"][first].mean()), 3) if first else None
     return out
-
-
-def fit(x: np.ndarray, y: np.ndarray, names: list[str]) -> dict[str, float]:
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
-
-    cols = [names.index(n) for n in FEATURES if n != "bias"]
-    model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
-    model.fit(x[:, cols], y)
-    weights = {names[i]: round(float(w), 4) for i, w in zip(cols, model.coef_[0], strict=True)}
-    weights["bias"] = round(float(model.intercept_[0]), 4)
-    return weights
-
-
-def scores(x: np.ndarray, names: list[str], weights: dict[str, float]) -> np.ndarray:
-    w = np.array([weights.get(n, 0.0) for n in names])
-    return 1.0 / (1.0 + np.exp(-np.clip(x @ w, -30, 30)))
 
 
 def cross_validate(store: dict) -> dict:

@@ -33,21 +33,19 @@ def known_labels() -> dict[tuple[str, str], str]:
     return labels
 
 
-def replay(store: str, nights: int, log) -> dict:
+def write_store(store: str, agent, log):
+    """Write ``store``'s chat through the JSON API as ``agent``, with its dates, then its planted
+    changes 30 days after the notes they change: (the writer with each text's note id, rows, plants)."""
     from django.test import Client
 
-    from bench.curation.replay import NIGHTLY, ApiWriter
-    from engine.maintenance.runner import run_jobs
-    from memories.models import Agent, ApiKey, ConflictPair, JobRun, Note
+    from bench.curation.replay import ApiWriter
+    from memories.models import ApiKey
 
     rows = stores.store(store)
     plants = sets.read_jsonl(sets.SETS / "real" / f"{PLANTED_OF[store]}-planted.jsonl")
-    agent = Agent.objects.create(id=f"scale-{store}"[:64])
     _, raw = ApiKey.issue(agent, "curation bench")
     write = ApiWriter(Client(HTTP_AUTHORIZATION=f"Bearer {raw}"))
-    ids, outcomes = write.ids, write.outcomes
     started = time.monotonic()
-
     for i, row in enumerate(rows):
         write(row["text"], row["at"])
         if (i + 1) % 500 == 0:
@@ -56,6 +54,18 @@ def replay(store: str, nights: int, log) -> dict:
     for plant in plants:
         original_at = when.get(plant["original"], "2023-06-01T10:00:00+00:00")
         write(plant["change"], (dt.datetime.fromisoformat(original_at) + dt.timedelta(days=30)).isoformat())
+    return write, rows, plants
+
+
+def replay(store: str, nights: int, log) -> dict:
+    from bench.curation.replay import NIGHTLY
+    from engine.maintenance.runner import run_jobs
+    from memories.models import Agent, ConflictPair, JobRun, Note
+
+    agent = Agent.objects.create(id=f"scale-{store}"[:64])
+    started = time.monotonic()
+    write, rows, plants = write_store(store, agent, log)
+    ids, outcomes = write.ids, write.outcomes
     write_s = time.monotonic() - started
     labels = known_labels()
     text_of: dict[str, str] = {}

@@ -5,23 +5,20 @@
 Writes STORE through the JSON API like the scale row (bench/curation/real_scale.py: the chat with
 its dates, then the store's planted changes 30 days after the notes they change), then lists each
 pair the nightly sweep weighs — each note against its ``sweep_neighbours`` nearest notes by the
-stored cosine plus the shared rare words (engine/maintenance/lexical.py), older first — with both
-similarities and whether it is a planted pair, into ``DIR/STORE-sweep.jsonl``. A judge's ranking
+stored cosine plus the shared rare words (engine/maintenance/lexical.py), older first — with the
+cosine, the nearness and whether it is a planted pair, into ``DIR/STORE-sweep.jsonl``. A judge's ranking
 of a store is then measured without a database (bench/curation/rank_real.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import time
 from pathlib import Path
 
-import numpy as np
-
-from bench.curation import sets, stores
-from bench.curation.real_scale import PLANTED_OF
+from bench.curation import stores
+from bench.curation.real_scale import write_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,29 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    from bench.curation.replay import ApiWriter, setup
+    from bench.curation.replay import setup
 
     setup("offline", args.data_dir)
-    from django.test import Client
-
     from engine import config
     from engine.maintenance import lexical, vectors
-    from memories.models import Agent, ApiKey, Note
+    from engine.maintenance.pair_sweep import in_time_order, neighbours
+    from memories.models import Agent, Note
 
-    rows = stores.store(args.store)
-    plants = sets.read_jsonl(sets.SETS / "real" / f"{PLANTED_OF[args.store]}-planted.jsonl")
-    agent = Agent.objects.create(id="real-store")
-    _, raw = ApiKey.issue(agent, "sweep pairs")
-    write = ApiWriter(Client(HTTP_AUTHORIZATION=f"Bearer {raw}"))
     started = time.monotonic()
-    for i, row in enumerate(rows):
-        write(row["text"], row["at"])
-        if (i + 1) % 500 == 0:
-            print(f"  writes {i + 1}/{len(rows)} ({time.monotonic() - started:.0f} s)", flush=True)
-    when = {r["text"]: r["at"] for r in rows}
-    for plant in plants:
-        original_at = when.get(plant["original"], "2023-06-01T10:00:00+00:00")
-        write(plant["change"], (dt.datetime.fromisoformat(original_at) + dt.timedelta(days=30)).isoformat())
+    agent = Agent.objects.create(id="real-store")
+    write, _, plants = write_store(args.store, agent, lambda line: print(line, flush=True))
     planted = {
         frozenset((write.ids[p["original"]], write.ids[p["change"]])): p["id"]
         for p in plants
@@ -70,19 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     kept, matrix = vectors.load(notes)
     words = lexical.rows(kept)
     k = min(config.get_config().sweep_neighbours, len(kept) - 1)
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[object, object]] = set()
     pairs = []
     for i in range(len(kept)):
-        sims = matrix @ matrix[i]
-        lex = lexical.similarities(words, i, len(kept))
-        nearness = sims + lex
-        nearness[i] = -np.inf
-        for j in np.argpartition(-nearness, k - 1)[:k]:
-            a, b = sorted((i, int(j)), key=lambda x: (kept[x].created_at, str(kept[x].pk)))
-            if (a, b) in seen:
+        for j, cosine, near in neighbours(matrix, words, i, k):
+            older, newer = in_time_order(kept[j], kept[i])
+            if (older.pk, newer.pk) in seen:
                 continue
-            seen.add((a, b))
-            older, newer = kept[a], kept[b]
+            seen.add((older.pk, newer.pk))
             pairs.append(
                 {
                     "older": str(older.pk),
@@ -91,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
                     "b": newer.content,
                     "a_subjects": list(older.subjects or []),
                     "b_subjects": list(newer.subjects or []),
-                    "similarity": round(float(sims[j]), 4),
-                    "lexical": round(float(lex[j]), 4),
+                    "similarity": round(cosine, 4),
+                    "nearness": round(near, 4),
                     "planted": planted.get(frozenset((str(older.pk), str(newer.pk))), ""),
                 }
             )

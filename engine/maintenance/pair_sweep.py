@@ -54,15 +54,12 @@ def run(step: Step) -> None:
     words = lexical.rows(kept)
     for i in fresh:
         step.advance()
-        sims = matrix @ matrix[i]
-        nearness = sims + lexical.similarities(words, i, len(kept))
-        nearness[i] = -np.inf
-        for j in np.argpartition(-nearness, k - 1)[:k]:
-            older, newer = _in_time_order(kept[int(j)], kept[i])
+        for j, cosine, near in neighbours(matrix, words, i, k):
+            older, newer = in_time_order(kept[j], kept[i])
             if (older.pk, newer.pk) in known or not access.can_write(agent_id, older):
                 continue
             known.add((older.pk, newer.pk))
-            pairs.append((older, newer, float(sims[j]), float(nearness[j])))
+            pairs.append((older, newer, cosine, near))
     found: list[triage.Triage] = []
     newer_of: dict[int, Note] = {}
     for older, newer, similarity in nearest_older(pairs):
@@ -88,6 +85,14 @@ def run(step: Step) -> None:
     step.count("scanned", len(fresh))
 
 
+def neighbours(matrix: np.ndarray, words, i: int, k: int) -> list[tuple[int, float, float]]:
+    """Note ``i``'s ``k`` nearest notes: (index, stored cosine, nearness = cosine plus shared words)."""
+    sims = matrix @ matrix[i]
+    nearness = sims + lexical.similarities(words, i, len(matrix))
+    nearness[i] = -np.inf
+    return [(int(j), float(sims[j]), float(nearness[j])) for j in np.argpartition(-nearness, k - 1)[:k]]
+
+
 def nearest_older(pairs: list[tuple[Note, Note, float, float]]) -> list[tuple[Note, Note, float]]:
     """Each newer note with only the nearest of its older partners tonight: (older, newer, cosine).
 
@@ -104,7 +109,7 @@ def nearest_older(pairs: list[tuple[Note, Note, float, float]]) -> list[tuple[No
     return [pairs[index][:3] for _, index in best.values()]
 
 
-def _in_time_order(a: Note, b: Note) -> tuple[Note, Note]:
+def in_time_order(a: Note, b: Note) -> tuple[Note, Note]:
     return (a, b) if (a.created_at, str(a.pk)) <= (b.created_at, str(b.pk)) else (b, a)
 
 
