@@ -14,6 +14,7 @@ class EngineConfig:
     quality_min_chars: int = 4  # weighted: letters and digits, a CJK character 3 (engine/text.py)
     max_note_chars: int = 20_000
     ephemeral_days: int = 7
+    quality_model: bool = True  # the nightly scan also asks engine/judgments/note_quality.py
     # Dedup ladder (docs/architecture.md §3)
     dedup_fold_sim: float = 0.85
     dedup_flag_sim: float = 0.72

@@ -40,6 +40,7 @@ def quality_reason(code: str) -> str:
         "vague": "Vague: it points at something without saying what (no name, number or other content word).",
         "gibberish": "Not words: no letters, one word repeated, or mostly strings that are not words.",
         "fragment": "Cut off mid-sentence.",
+        "little_to_keep": "Little to keep: it reads like chit-chat, or tells about someone or something it never names (a model fitted on notes people labelled).",
         "expired_ephemeral": f"A passing note (a to-do, “tomorrow”) older than {cfg.ephemeral_days} days.",
         "pending_conflict": "Part of an open conflict (decide it in Conflicts).",
     }

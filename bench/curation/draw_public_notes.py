@@ -68,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    loaders = {"esconv": (args.esconv, esconv_turns), "smile": (args.smile, smile_turns), "kdconv-test": (args.kdconv, kdconv_test_turns)}
+    loaders = {
+        "esconv": (args.esconv, esconv_turns),
+        "smile": (args.smile, smile_turns),
+        "kdconv-test": (args.kdconv, kdconv_test_turns),
+    }
     for source, (path, load) in loaders.items():
         if path is None:
             continue
@@ -76,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(f"{args.seed}-{source}")
         drawn = rng.sample(turns, min(args.n, len(turns)))
         days = sorted(dt.date(2025, 1, 1) + dt.timedelta(days=rng.randrange(365)) for _ in drawn)
-        rows = [{"id": f"{source}-{i:04d}", "text": t, "at": d.isoformat()} for i, (t, d) in enumerate(zip(drawn, days, strict=True), 1)]
+        rows = [
+            {"id": f"{source}-{i:04d}", "text": t, "at": d.isoformat()}
+            for i, (t, d) in enumerate(zip(drawn, days, strict=True), 1)
+        ]
         _write(out / f"{source}-input.jsonl", rows)
         print(f"{source}: {len(drawn)} of {len(turns)}")
     return 0

@@ -4,7 +4,8 @@
 
 Each labelled note is read as the scan reads a note (engine/maintenance/quality.py ``reasons_for``),
 written on its date and scanned on the labellers' review day (2026-12-03), with the default
-settings. A note is *flagged* when any reason holds; ``too_short`` is what the write gate would
+settings (the quality model on; ``AMEM_QUALITY_MODEL=false`` for the rules alone). A note is
+*flagged* when any reason holds; ``too_short`` is what the write gate would
 refuse. Per file (one author, one source; the README's split): recall of every label but ``fine``,
 the share of ``fine`` notes flagged, fine notes the gate would refuse, and recall per label.
 """
@@ -23,8 +24,8 @@ from bench.curation import sets
 
 REVIEW_DAY = dt.datetime(2026, 12, 3, 9, 0, tzinfo=dt.UTC)
 SPLIT = {
-    **{a: "fit" for a in ("q1", "q2", "q8", "q9", "q10")},
-    **{a: "held" for a in ("q3", "q4", "q5", "q6", "q7")},
+    **dict.fromkeys(("q1", "q2", "q8", "q9", "q10"), "fit"),
+    **dict.fromkeys(("q3", "q4", "q5", "q6", "q7"), "held"),
 }
 
 
@@ -33,6 +34,7 @@ def main() -> int:
 
     setup("offline", "")
     from engine import config
+    from engine.judgments.note_quality import little_to_keep
     from engine.maintenance.quality import TOO_SHORT, reasons_for
 
     cfg = config.get_config()
@@ -40,8 +42,11 @@ def main() -> int:
     print(
         f"{'file':4} {'split':5} {'lang':4} {'notes':>5} | {'low':>4} {'recall':>6} | {'fine':>4} {'flagged':>7} {'refused':>7} | recall by label"
     )
+    held: list[tuple[int, int, int, int]] = []
     for author, split in SPLIT.items():
         rows = sets.read_jsonl(sets.SETS / "real" / f"{author}-notes.jsonl")
+        verdicts = little_to_keep([r["text"] for r in rows]) if cfg.quality_model else [False] * len(rows)
+        learned = {r["id"]: v for r, v in zip(rows, verdicts, strict=True)}
         caught: Counter = Counter()
         total: Counter = Counter()
         refused = 0
@@ -54,17 +59,26 @@ def main() -> int:
                 expired_before=expired_before,
                 now=REVIEW_DAY,
                 in_open_conflict=False,
+                learned=learned.get(row["id"], False),
             )
             total[row["label"]] += 1
             caught[row["label"]] += bool(reasons)
             refused += row["label"] == "fine" and TOO_SHORT in reasons
         low = sum(n for label, n in total.items() if label != "fine")
         low_caught = sum(n for label, n in caught.items() if label != "fine")
+        if split == "held":
+            held.append((low, low_caught, total["fine"], caught["fine"]))
         by_label = ", ".join(f"{label} {caught[label]}/{n}" for label, n in sorted(total.items()) if label != "fine")
         print(
             f"{author:4} {split:5} {rows[0]['lang']:4} {len(rows):5} | {low:4} {low_caught / max(low, 1):6.3f} | "
             f"{total['fine']:4} {caught['fine'] / max(total['fine'], 1):7.3f} {refused:7} | {by_label}"
         )
+    held_low, held_caught, held_fine, held_fine_flagged = (
+        (sum(c) for c in zip(*held, strict=True)) if held else (0,) * 4
+    )
+    print(
+        f"held, all: low recall {held_caught / max(held_low, 1):.3f}, fine flagged {held_fine_flagged / max(held_fine, 1):.3f}"
+    )
     return 0
 
 

@@ -8,7 +8,12 @@ Reasons, over the notes the agent owns (its private and its shared ones):
   or a reminder bound to a near moment that has passed (engine/reading/chatter.py);
 * ``filler``: small talk with nothing to remember (chatter.py);
 * ``vague``, ``gibberish``, ``fragment``: what the text itself says, or fails to
-  (engine/maintenance/text_quality.py).
+  (engine/maintenance/text_quality.py);
+* ``little_to_keep``: none of the above, but the quality model (engine/judgments/note_quality.py)
+  finds it likely a reviewer would not keep it: a chit-chat turn with content words in it, a fact
+  about "她" that never names her. The model reads a note once per revision
+  (``quality_scored_revision``): a night reads only new and changed notes. Off with
+  ``AMEM_QUALITY_MODEL=false``.
 
 A note in a conflict is not low quality: it waits in the conflict queue, and counting it here
 too would show one decision twice (an older scan's ``pending_conflict`` reason is removed).
@@ -23,12 +28,14 @@ dismissal. Neither field is part of the index, so flagged notes are not marked d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engine.judgments.note_quality import LITTLE_TO_KEEP, little_to_keep
 from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading import chatter
@@ -36,13 +43,29 @@ from engine.text import weighted_length
 from memories.models import ConflictPair, Note, NoteEvent
 
 TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, FILLER = "too_short", "expired_ephemeral", "pending_conflict", "filler"
-OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT, FILLER)
+OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT, FILLER, LITTLE_TO_KEEP)
 CHUNK = 500
-FIELDS = ("pk", "content", "ephemeral", "created_at", "conflict", "low_quality", "low_quality_reasons", "revision")
+FIELDS = (
+    "pk",
+    "content",
+    "ephemeral",
+    "created_at",
+    "conflict",
+    "low_quality",
+    "low_quality_reasons",
+    "revision",
+    "quality_scored_revision",
+)
 
 
-def reasons_for(note: Note, *, min_chars: int, expired_before, now, in_open_conflict: bool) -> list[str]:
-    """Our reasons that hold for ``note`` now, in a fixed order; none for a note in a conflict."""
+def reasons_for(
+    note: Note, *, min_chars: int, expired_before, now, in_open_conflict: bool, learned: bool = False
+) -> list[str]:
+    """Our reasons that hold for ``note`` now, in a fixed order; none for a note in a conflict.
+
+    ``learned``: the quality model's verdict (engine/judgments/note_quality.py), raised only when
+    no rule names what is wrong (a rule's reason says more to the reviewer).
+    """
     if note.conflict or in_open_conflict:
         return []
     text = note.content or ""
@@ -55,6 +78,8 @@ def reasons_for(note: Note, *, min_chars: int, expired_before, now, in_open_conf
         reasons += text_reasons(text)
     if (note.ephemeral and note.created_at < expired_before) or chatter.expired(text, note.created_at, now):
         reasons.append(EXPIRED_EPHEMERAL)
+    if learned and not reasons:
+        reasons.append(LITTLE_TO_KEEP)
     return reasons
 
 
@@ -71,30 +96,67 @@ def run(step: Step) -> None:
     dismissed = _dismissed(step.agent.pk)
     step.grow(notes.count())
     batch: list[tuple[Note, list[str]]] = []
-    for note in notes.only(*FIELDS).iterator(chunk_size=CHUNK):
-        step.count("scanned")
-        step.advance()
-        current = reasons_for(
-            note,
-            min_chars=cfg.quality_min_chars,
-            expired_before=expired_before,
-            now=now,
-            in_open_conflict=note.pk in conflict_since,
-        )
-        if note.pk in dismissed:
-            reasons, at = dismissed[note.pk]
-            reopened = conflict_since.get(note.pk, at) > at
-            current = [r for r in current if r not in reasons or (r == PENDING_CONFLICT and reopened)]
-        stored = list(note.low_quality_reasons or [])
-        wanted = [r for r in stored if r not in OURS] + current
-        if wanted != stored or note.low_quality != bool(wanted):
-            batch.append((note, wanted))
-            for reason in set(current) - set(stored):
-                step.count(reason)
-        if len(batch) >= CHUNK:
-            _save(step, batch)
-            batch = []
+    for chunk in _chunks(notes.only(*FIELDS).iterator(chunk_size=CHUNK)):
+        learned = _learned(step, chunk) if cfg.quality_model else {}
+        for note in chunk:
+            batch += _changes(
+                step, note, cfg, now, expired_before, conflict_since, dismissed, learned.get(note.pk, False)
+            )
+            if len(batch) >= CHUNK:
+                _save(step, batch)
+                batch = []
     _save(step, batch)
+
+
+def _chunks(notes: Iterator[Note]) -> Iterator[list[Note]]:
+    chunk: list[Note] = []
+    for note in notes:
+        chunk.append(note)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _learned(step: Step, chunk: list[Note]) -> dict:
+    """Note id → the quality model's verdict: read anew for notes changed since it last read them,
+    the stored verdict for the rest. The new reads' revisions are stamped at once (a stamp does
+    not move a note's revision, so a note changed meanwhile is read again next night)."""
+    fresh = [n for n in chunk if n.quality_scored_revision != n.revision]
+    verdicts = {n.pk: LITTLE_TO_KEEP in (n.low_quality_reasons or []) for n in chunk}
+    if fresh:
+        verdicts.update(zip([n.pk for n in fresh], little_to_keep([n.content or "" for n in fresh]), strict=True))
+        step.count("read_by_model", len(fresh))
+        with transaction.atomic():
+            for note in fresh:
+                Note.objects.filter(pk=note.pk, revision=note.revision).update(quality_scored_revision=note.revision)
+    return verdicts
+
+
+def _changes(step: Step, note: Note, cfg, now, expired_before, conflict_since: dict, dismissed: dict, learned: bool):
+    """``[(note, wanted reasons)]`` when the note's stored reasons are no longer ours, else ``[]``."""
+    step.count("scanned")
+    step.advance()
+    current = reasons_for(
+        note,
+        min_chars=cfg.quality_min_chars,
+        expired_before=expired_before,
+        now=now,
+        in_open_conflict=note.pk in conflict_since,
+        learned=learned,
+    )
+    if note.pk in dismissed:
+        reasons, at = dismissed[note.pk]
+        reopened = conflict_since.get(note.pk, at) > at
+        current = [r for r in current if r not in reasons or (r == PENDING_CONFLICT and reopened)]
+    stored = list(note.low_quality_reasons or [])
+    wanted = [r for r in stored if r not in OURS] + current
+    if wanted == stored and note.low_quality == bool(wanted):
+        return []
+    for reason in set(current) - set(stored):
+        step.count(reason)
+    return [(note, wanted)]
 
 
 def _dismissed(agent_id: str) -> dict:

@@ -184,6 +184,9 @@ class Note(CheckedIds, models.Model):
     ephemeral = models.BooleanField(default=False)
     low_quality = models.BooleanField(default=False)
     low_quality_reasons = models.JSONField(default=list, blank=True)
+    # The revision the quality model last read (engine/judgments/note_quality.py); the nightly scan
+    # reads only notes whose text may have changed since, and keeps its earlier verdict for the rest.
+    quality_scored_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
     pending_merge = models.BooleanField(default=False)
     # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
     merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

