@@ -1,6 +1,6 @@
 """Draw real notes for blind quality labelling: one file per store and source.
 
-    KDCONV_DATA=… .venv/bin/python -m bench.curation.draw_notes OUT_DIR [--n 300]
+    KDCONV_DATA=… .venv/bin/python -m bench.curation.draw_notes OUT_DIR [--n 300] [--stores S] [--skip-labelled]
 
 Each store of bench/curation/stores.py writes its chat turns (and memory events) as notes; the
 quality scan meets exactly those texts. For each store and each source in it (``locomo``,
@@ -17,6 +17,7 @@ import random
 from pathlib import Path
 
 from bench.curation import stores
+from bench.curation.sets import SETS, read_jsonl
 
 
 def source_of(row: dict) -> str:
@@ -29,12 +30,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out")
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--seed", type=int, default=20261203)
+    parser.add_argument("--skip-labelled", action="store_true", help="never draw a text a q*-notes file holds")
+    parser.add_argument("--stores", default=",".join(stores.STORES), help="comma-separated (default: all)")
     args = parser.parse_args(argv)
+    labelled = set()
+    if args.skip_labelled:
+        labelled = {r["text"] for path in (SETS / "real").glob("q*-notes.jsonl") for r in read_jsonl(path)}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for store in stores.STORES:
+    for store in args.stores.split(","):
         by_source: dict[str, list[dict]] = {}
-        for row in stores.store(store):
+        for row in (r for r in stores.store(store) if r["text"] not in labelled):
             by_source.setdefault(source_of(row), []).append(row)
         for source, rows in sorted(by_source.items()):
             drawn = random.Random(f"{args.seed}-{store}-{source}").sample(rows, min(args.n, len(rows)))

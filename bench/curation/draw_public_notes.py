@@ -13,7 +13,9 @@ that it reads a chat turn, not one corpus's style. Besides the stores' own sourc
 
 Neither public set has dates, so each turn gets a seeded day of 2025: the annotator's
 ``expired`` label needs one, and no source carries a reminder whose day would matter.
-Each line of ``OUT_DIR/SOURCE-input.jsonl`` has an id, the text as a store writes a chat turn
+A text some q*-notes file already holds is never drawn again, so a second draw from a source
+(another split of ESConv, other SMILE dialogues) adds only new notes. Each line of
+``OUT_DIR/SOURCE-input.jsonl`` has an id, the text as a store writes a chat turn
 (speaker, colon, turn) and the day: what an annotator sees (bench/curation/sets/real/TASK-notes.md).
 """
 
@@ -26,6 +28,7 @@ import random
 from pathlib import Path
 
 from bench.curation.draw_notes import _write
+from bench.curation.sets import SETS, read_jsonl
 
 
 def esconv_turns(path: Path) -> list[str]:
@@ -68,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    # A text already labelled (any q*-notes file) is never drawn again.
+    labelled = {r["text"] for path in (SETS / "real").glob("q*-notes.jsonl") for r in read_jsonl(path)}
     loaders = {
         "esconv": (args.esconv, esconv_turns),
         "smile": (args.smile, smile_turns),
@@ -76,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for source, (path, load) in loaders.items():
         if path is None:
             continue
-        turns = load(path)
+        turns = [t for t in load(path) if t not in labelled]
         rng = random.Random(f"{args.seed}-{source}")
         drawn = rng.sample(turns, min(args.n, len(turns)))
         days = sorted(dt.date(2025, 1, 1) + dt.timedelta(days=rng.randrange(365)) for _ in drawn)

@@ -56,7 +56,7 @@ def test_quality_scan_flags_and_lists_only_the_callers_notes(as_alice, alice, bo
     assert response.status_code == 200
     body = response.json()
     assert (body["job"], body["outcome"]) == ("quality_scan", "ok")
-    assert body["counts"] == {"scanned": 3, "too_short": 1, "expired_ephemeral": 1, "flagged": 2}
+    assert body["counts"] == {"scanned": 3, "read_by_model": 3, "too_short": 1, "expired_ephemeral": 1, "flagged": 2}
     assert sorted((i["id"], tuple(i["reasons"])) for i in body["items"]) == sorted(
         [(str(short.pk), ("too_short",)), (str(expired.pk), ("expired_ephemeral",))]
     )
