@@ -24,7 +24,7 @@ from bench.curation import sets
 
 REVIEW_DAY = dt.datetime(2026, 12, 3, 9, 0, tzinfo=dt.UTC)
 SPLIT = {
-    **dict.fromkeys(("q1", "q2", "q8", "q9", "q10"), "fit"),
+    **dict.fromkeys(("q1", "q2", "q8", "q9", "q10", "q11", "q12", "q13"), "fit"),
     **dict.fromkeys(("q3", "q4", "q5", "q6", "q7"), "held"),
 }
 
