@@ -115,12 +115,12 @@ def table(data: dict, likelihood, threshold: float) -> list[str]:
 
 
 def write(model, c: float, threshold: float) -> None:
-    weights = ", ".join(f"{w:.5f}" for w in model.coef_[0])
+    weights = "".join(f"    {w:.5f},\n" for w in model.coef_[0])  # as ruff formats it: lint stays clean
     WEIGHTS.write_text(
         "# Written by python -m bench.curation.fit_quality --write: the note quality model's weights\n"
         "# (engine/judgments/note_quality.py), fitted on bench/curation/sets/real's fit split.\n"
         f"# C = {c}; FLAG_AT holds at most {TARGET_FINE_FLAGGED:.0%} of the fit split's fine notes in left-out sources.\n"
-        f"WEIGHTS: tuple[float, ...] = ({weights})\n"
+        f"WEIGHTS: tuple[float, ...] = (\n{weights})\n"
         f"BIAS = {float(model.intercept_[0]):.5f}\n"
         f"FLAG_AT = {threshold:.4f}\n",
         encoding="utf-8",
