@@ -58,8 +58,7 @@ def write_store(store: str, agent, log):
 
 
 def replay(store: str, nights: int, log) -> dict:
-    from bench.curation.replay import NIGHTLY
-    from engine.maintenance.runner import run_jobs
+    from engine.maintenance.runner import SEQUENCES, run_jobs
     from memories.models import Agent, ConflictPair, JobRun, Note
 
     agent = Agent.objects.create(id=f"scale-{store}"[:64])
@@ -77,9 +76,9 @@ def replay(store: str, nights: int, log) -> dict:
     per_night, cards_out = [], []
     for night in range(1, nights + 1):
         t0 = time.monotonic()
-        run_jobs(NIGHTLY, agents=[agent])
+        run_jobs(SEQUENCES["nightly"], agents=[agent])
         night_s = time.monotonic() - t0
-        sweep = JobRun.objects.filter(agent_id=agent.pk, job="contradiction_sweep").order_by("-pk").first()
+        sweep = JobRun.objects.filter(agent_id=agent.pk, job="pair_sweep").order_by("-pk").first()
         active = Note.objects.filter(agent_id=agent.pk, is_active=True)
         notes = active.count()
         conflicts = list(ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN))

@@ -53,7 +53,6 @@ from testsupport.llm_server import FakeLLMServer, Scripted
 SETS = sets.SETS
 T0 = dt.datetime(2024, 1, 1, 9, 0, tzinfo=dt.UTC)
 REVIEW_DAY = dt.datetime(2024, 6, 1, 9, 0, tzinfo=dt.UTC)  # the note sets' "now" (sets/blind/TASK-notes.md)
-NIGHTLY = ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan")
 
 
 def load(name: str) -> list[dict]:
@@ -171,7 +170,7 @@ def rule_of(pair) -> str:
 
 def replay_pairs(rows: list[dict], log) -> list[PairResult]:
     from engine.errors import AmemError
-    from engine.maintenance.runner import run_jobs
+    from engine.maintenance.runner import SEQUENCES, run_jobs
     from engine.write.pipeline import add_memory
     from memories.models import Agent, ConflictPair, Note
 
@@ -194,7 +193,7 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
         results.append(result)
         if (i + 1) % 100 == 0:
             log(f"  pairs written {i + 1}/{len(rows)} ({time.monotonic() - started:.0f} s)")
-    run_jobs(NIGHTLY, agents=agents)
+    run_jobs(SEQUENCES["nightly"], agents=agents)
     for result in results:
         ids = notes_of.get(result.row["id"] + result.row["set"])
         if ids is None:
@@ -385,7 +384,7 @@ class ApiWriter:
 def replay_scale(limit: int, log) -> dict:
     from django.test import Client
 
-    from engine.maintenance.runner import run_jobs
+    from engine.maintenance.runner import SEQUENCES, run_jobs
     from memories.models import Agent, ApiKey, ConflictPair, Note
 
     rows, planted = scale_rows(limit)
@@ -404,7 +403,7 @@ def replay_scale(limit: int, log) -> dict:
         at = dt.datetime.fromisoformat(when[plant["original"]]) + dt.timedelta(days=30)
         write(plant["change"], at.isoformat())
     write_s = time.monotonic() - started
-    run_jobs(NIGHTLY, agents=[agent])
+    run_jobs(SEQUENCES["nightly"], agents=[agent])
     notes = Note.objects.filter(agent_id=agent.pk)
     active = notes.filter(is_active=True)
     open_conflicts = list(ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN))

@@ -9,13 +9,13 @@ runner.py            per-agent steps, JobRun rows, the idle gate, the scheduled 
 vectors.py           stored embeddings → best pairs above a threshold, in chunks
 lexical.py           the words notes share (TF-IDF): the pair sweep's second way to find a pair
 merge.py             the one merge routine (fold the loser into the winner, retire it, re-point links)
-quality.py           quality scan: too short, expired reminders, vague, filler, gibberish
+quality.py           quality scan: too short, expired reminders, vague, filler, gibberish, the model's little_to_keep
 text_quality.py      the quality scan's reading of one note's text
 pending.py           pending_merge resolution through the evolution judge
 same_day.py          same-day merge
 consolidation.py     nightly consolidation
-contradiction_sweep.py  contradiction sweep (with a model: batches of notes to the model)
-pair_sweep.py        contradiction sweep offline: each new note triaged against its nearest notes
+contradiction_sweep.py  job contradiction_sweep: batches of notes to a model (skips offline)
+pair_sweep.py        job pair_sweep, offline: each new note triaged against its nearest notes (skips with a model)
 episode_close.py     closing idle conversation sessions into episodes
 periodic_reflection.py  the periodic reflection over recent memories
 heartbeat.py         the worker's heartbeat and the broker's status (/healthz?deep)

@@ -13,12 +13,9 @@ ConflictPair (A = the newer note) and flags both notes.
   retires the side the model named superseded and closes the pair; when the model
   names neither side, nothing is retired. An explicit mode (``amem_jobs run
   contradiction_sweep --mode``) wins over the setting.
-* Offline (provider ``none``) there is no reading comprehension, so the sweep does what the
-  write path does for every pair it can reach (engine/maintenance/pair_sweep.py): each note
-  changed since its last scan is triaged against its nearest notes by stored vector (memory and
-  knowledge alike, whatever their similarity), a likely change opens a conflict and a possible
-  one waits as a pair — at most ``review_budget`` new cards a night per agent, the likeliest
-  first. Nothing is retired or cleared.
+* Offline (provider ``none``) there is no reading comprehension: this job skips (outcome
+  ``skipped``) and the nightly ``pair_sweep`` job (engine/maintenance/pair_sweep.py) weighs each
+  changed note against its nearest notes instead, so the job records name what ran.
 
 Trade-off kept from the seed: two old notes that never share a batch are never compared.
 """
@@ -32,7 +29,6 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.annotations import conflicts
-from engine.maintenance import pair_sweep
 from engine.maintenance.runner import Step
 from memories.models import Note
 
@@ -53,7 +49,7 @@ def batches(notes: list[Note], size: int) -> list[list[Note]]:
 def run(step: Step) -> None:
     llm = runtime.llm()
     if not llm.conflict_scan_available:
-        pair_sweep.run(step)
+        step.skip("no model reads contradictions: pair_sweep weighs the notes offline")
         return
     auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
     force = bool(step.options.get("force"))

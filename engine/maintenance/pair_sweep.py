@@ -1,4 +1,7 @@
-"""The offline contradiction sweep: every new note triaged against its nearest notes.
+"""The offline contradiction sweep (job ``pair_sweep``): every new note triaged against its nearest notes.
+
+It runs when no model reads contradictions (provider ``none``); with one, it skips (outcome
+``skipped``) and ``contradiction_sweep`` sends the notes to the model.
 
 The write path triages a new note only against the notes it resembles and its link
 candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days." can sit below
@@ -27,6 +30,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
+from engine import runtime
 from engine.annotations import conflicts
 from engine.judgments import triage
 from engine.maintenance import lexical, vectors
@@ -36,6 +40,9 @@ from memories.models import ConflictPair, Note, NoteEvent
 
 
 def run(step: Step) -> None:
+    if runtime.llm().conflict_scan_available:
+        step.skip("a model reads contradictions: contradiction_sweep sends it the notes")
+        return
     agent_id = step.agent.pk
     notes = list(
         Note.objects.active()

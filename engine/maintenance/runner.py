@@ -38,15 +38,19 @@ log = logging.getLogger("engine.maintenance")
 T = TypeVar("T")
 
 OK, PARTIAL, STOPPED, FAILED, UNAVAILABLE, RUNNING = "ok", "partial", "stopped", "failed", "unavailable", "running"
+# "skipped": the job has nothing to do in this configuration (the offline pair sweep when a model
+# reads contradictions, the model's sweep offline); the other one did the work.
+SKIPPED = "skipped"
 # After these an agent is not visited again until it writes: "unavailable" (no model for the
 # sweep) would otherwise be retried for every agent on every run.
-DONE = (OK, UNAVAILABLE)
+DONE = (OK, UNAVAILABLE, SKIPPED)
 
 # Job name → module with ``run(step)``. Imported on use, so job modules may import the runner.
 JOB_MODULES: dict[str, str] = {
     "pending_merge": "engine.maintenance.pending",
     "same_day_merge": "engine.maintenance.same_day",
     "consolidation": "engine.maintenance.consolidation",
+    "pair_sweep": "engine.maintenance.pair_sweep",
     "contradiction_sweep": "engine.maintenance.contradiction_sweep",
     "quality_scan": "engine.maintenance.quality",
     "episode_close": "engine.maintenance.episode_close",
@@ -54,7 +58,8 @@ JOB_MODULES: dict[str, str] = {
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    "nightly": ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan"),
+    # The two sweeps: pair_sweep offline, contradiction_sweep with a model; the other one skips.
+    "nightly": ("pending_merge", "consolidation", "pair_sweep", "contradiction_sweep", "quality_scan"),
     "daytime": ("pending_merge", "same_day_merge"),
     "episodes": ("episode_close",),
     "reflection": ("reflection",),
@@ -148,6 +153,9 @@ class Step:
 
     def unavailable(self, detail: str) -> None:
         self.outcome, self.detail = UNAVAILABLE, detail
+
+    def skip(self, detail: str) -> None:
+        self.outcome, self.detail = SKIPPED, detail
 
 
 def _job_function(name: str) -> Callable[[Step], None]:

@@ -13,7 +13,14 @@ register = template.Library()
 
 WORD = re.compile(r"\w{2,}", re.UNICODE)
 # How a job run's outcome looks: anything not listed (failed, unavailable) is "bad".
-OUTCOME_CLASS = {"ok": "ok", "partial": "warn", "stopped": "warn", "ended": "warn", "running": "info"}
+OUTCOME_CLASS = {
+    "ok": "ok",
+    "skipped": "info",
+    "partial": "warn",
+    "stopped": "warn",
+    "ended": "warn",
+    "running": "info",
+}
 
 
 @register.filter

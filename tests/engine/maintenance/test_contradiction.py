@@ -43,6 +43,10 @@ def sweep(agent, **options):
     return run_step("contradiction_sweep", agent, options=options)
 
 
+def offline_sweep(agent):
+    return run_step("pair_sweep", agent)
+
+
 @pytest.fixture
 def diet(alice):
     """Three Personal notes, newest first: steak (0), dark mode (1), vegetarian (2)."""
@@ -56,12 +60,12 @@ def diet(alice):
 def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_nothing(alice, diet):
     steak, _dark, veggie = diet
     wrote(alice)
-    row = sweep(alice)
+    row = offline_sweep(alice)
     assert row.outcome == "ok" and row.counts["scanned"] == 3
     # At most one card per note a night: a note whose pair waited for that is judged again the next
     # night, and every note is scanned by then.
     if row.counts.get("deferred"):
-        assert sweep(alice).outcome == "ok"
+        assert offline_sweep(alice).outcome == "ok"
     assert Note.objects.filter(conflict_scanned_at__isnull=False).count() == 3
     # vegetarian (older) / steak (newer): found, as a conflict or as a pair waiting for a person.
     pair = ConflictPair.objects.filter(note_a=steak, note_b=veggie).first()
@@ -70,9 +74,22 @@ def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_
     if pair is not None:
         assert pair.opened_by == "rules" and pair.likelihood is not None and "vegetarian" in pair.reason
     assert Note.objects.filter(is_active=True).count() == 3  # nothing retired or merged
-    again = sweep(alice)
+    again = offline_sweep(alice)
     assert again.counts.get("deferred", 0) == 0
     assert again.counts.get("pairs_found", 0) == again.counts.get("pairs_asked", 0) == 0  # never offered twice
+
+
+def test_each_sweep_skips_where_the_other_one_runs_so_the_job_records_name_what_ran(alice, diet, provider):
+    nothing(provider)
+    assert run_step("pair_sweep", alice).outcome == "skipped"  # a model reads contradictions
+    assert sweep(alice).outcome == "ok" and len(provider.requests_for("conflict_scan")) == 1
+
+
+def test_offline_the_models_sweep_skips_and_the_pair_sweep_runs(alice, diet):
+    wrote(alice)
+    skipped = sweep(alice)
+    assert skipped.outcome == "skipped" and "pair_sweep" in skipped.detail and not skipped.counts
+    assert offline_sweep(alice).counts["scanned"] == 3
 
 
 def test_review_mode_records_a_pair_and_flags_both_notes(alice, diet, provider):
@@ -223,7 +240,7 @@ def test_a_note_sits_in_at_most_one_card_a_night(alice):
     newer = note(alice, "I moved from Leeds to York last month; I no longer live, work or shop in Leeds.", 5)
     assert older and newer
     wrote(alice)
-    row = sweep(alice)
+    row = offline_sweep(alice)
     opened = [(p.note_a_id, p.note_b_id) for p in ConflictPair.objects.all()]
     opened += list(Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id"))
     in_cards = [pk for pair in opened for pk in pair]
@@ -241,7 +258,7 @@ def test_a_note_is_weighed_only_beside_the_older_note_it_shares_most_with(alice)
     moved = note(alice, "I moved out of Leeds last month; I no longer live there.", 5, vector=axis(0))
     wrote(alice)
     for _ in range(2):
-        sweep(alice)
+        offline_sweep(alice)
     cards = [(p.note_a_id, p.note_b_id) for p in ConflictPair.objects.all()]
     cards += list(Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id"))
     assert (moved.pk, leeds.pk) in cards

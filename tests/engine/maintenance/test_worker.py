@@ -62,7 +62,8 @@ def busy_day(alice, provider):
 def test_each_job_runs_in_the_worker_without_the_index(job, alice, busy_day, no_index):
     assert not runtime.index_available()
     row = runner.run_step(job, alice)
-    assert row.outcome == "ok", row.detail
+    # busy_day configures a model: the offline pair sweep leaves the work to the model's sweep.
+    assert row.outcome == ("skipped" if job == "pair_sweep" else "ok"), row.detail
 
 
 def test_the_scheduled_sequences_run_end_to_end_and_leave_changes_for_the_indexer(alice, busy_day, no_index):

@@ -17,7 +17,7 @@ def test_an_age_that_changed_gives_two_notes_and_reaches_a_person_by_the_nightly
     new = add_memory("Mia just turned 9.", alice)
     assert new.outcome != FOLDED and Note.objects.count() == 2
     assert Note.objects.get(pk=old.note.pk).content == "Mia is 7 years old."  # nothing glued onto it
-    run_jobs(("pending_merge", "same_day_merge", "consolidation", "contradiction_sweep"), agents=[alice])
+    run_jobs(("pending_merge", "same_day_merge", "consolidation", "pair_sweep"), agents=[alice])
     pair = ConflictPair.objects.filter(note_a=new.note, note_b=old.note).first()
     waiting = Note.objects.filter(pk=new.note.pk, pending_merge=True, merge_candidate=old.note).first()
     assert pair is not None or waiting is not None

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine.judgments import pair_weights
-from engine.maintenance.runner import run_jobs, run_step
+from engine.maintenance.runner import SEQUENCES, run_jobs, run_step
 from engine.write.pipeline import FOLDED, add_memory
 from memories.models import ConflictPair, Note
 
-NIGHTLY = ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan")
+NIGHTLY = SEQUENCES["nightly"]
 
 
 def reached(a: Note, b: Note) -> bool:
@@ -80,11 +80,11 @@ def test_the_nightly_sweep_opens_no_more_cards_than_the_budget(alice, store, eng
         add_memory(a, alice)
         add_memory(b, alice)
     before = ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count()
-    first = run_step("contradiction_sweep", alice)
+    first = run_step("pair_sweep", alice)
     opened = first.counts.get("pairs_found", 0) + first.counts.get("pairs_asked", 0)
     assert opened == 1 and first.counts.get("deferred", 0) >= 1
     assert Note.objects.filter(conflict_scanned_at__isnull=True).exists()  # what did not fit waits
-    second = run_step("contradiction_sweep", alice)
+    second = run_step("pair_sweep", alice)
     assert second.counts.get("pairs_found", 0) + second.counts.get("pairs_asked", 0) == 1
     assert ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count() == before + 2
 

@@ -23,7 +23,7 @@ import pytest
 from django.db.models import Q
 from playwright.sync_api import expect
 
-from engine.maintenance.runner import run_jobs
+from engine.maintenance.runner import SEQUENCES, run_jobs
 from engine.write.pipeline import add_memory
 from memories.models import ConflictPair, Note
 
@@ -33,7 +33,7 @@ pytestmark = [
     pytest.mark.skipif(os.environ.get("AMEM_REVIEW_MEASURE") != "1", reason="measurement run only"),
 ]
 OBSERVATIONS = Path(__file__).resolve().parents[3] / "bench" / "curation" / "sets" / "locomo_observations.jsonl"
-NIGHTLY = ("pending_merge", "consolidation", "contradiction_sweep", "quality_scan")
+NIGHTLY = SEQUENCES["nightly"]
 PHONE = {
     "viewport": {"width": 390, "height": 844},
     "device_scale_factor": 3,
