@@ -36,6 +36,9 @@ from review.diff import differences, side_diff
 from review.views.common import HtmxRequest, agent_choices, render
 
 PAGE_SIZE = 20
+# What ``?per=`` may ask for: a night of the quality model can flag hundreds of chat turns, and
+# "Select all" acts on one page (docs/benchmarks.md, "A quality model fitted on real notes").
+PAGE_SIZES = (PAGE_SIZE, 50, 100)
 # (action, button text, shortcut key, destructive): the low-quality bar and the keys its cards answer to.
 QUALITY_ACTIONS = [("retire", "Retire", "r", True), ("keep", "Keep", "e", False)]
 PAIR_ACTIONS = [(d, reasons.DECISIONS[d], reasons.DECISION_KEYS[d], False) for d in PAIR_DECISIONS]
@@ -329,15 +332,29 @@ def _chip_words(code: str) -> str:
     )
 
 
+def per_page(request: HttpRequest) -> int:
+    """Cards a page (``?per=``, one of ``PAGE_SIZES``; anything else: ``PAGE_SIZE``)."""
+    asked = request.GET.get("per", "")
+    return int(asked) if asked.isdigit() and int(asked) in PAGE_SIZES else PAGE_SIZE
+
+
 def _page(request: HttpRequest, queryset, f: dict, queue: str, picked: str) -> dict:
-    """The page of cards asked for (``?page=``), the exact total, and links to the other pages."""
-    paginator = Paginator(queryset, PAGE_SIZE)
+    """The page of cards asked for (``?page=``, ``?per=``), the exact total, and links to the other pages."""
+    per = per_page(request)
+    paginator = Paginator(queryset, per)
     page = paginator.get_page(request.GET.get("page"))
     params = {k: v for k, v in (("agent", picked), *((k, f[k]) for k in ("q", "subject", "min", "note", "pair"))) if v}
+    if per != PAGE_SIZE:
+        params["per"] = str(per)
+    sizes = {k: v for k, v in params.items() if k != "per"}
     return {
         "page": page,
         "total": paginator.count,
         "params": urlencode(params),
+        # Links to the other page sizes keep the filters and start on page 1.
+        "sizes": [(n, urlencode({**sizes, "per": n}), n == per) for n in PAGE_SIZES]
+        if paginator.count > PAGE_SIZE
+        else [],
         "filtered": any(f[k] for k in ("q", "subject", "min", "note", "pair")),
         "queue": queue,
     }

@@ -263,3 +263,24 @@ def test_retire_on_the_note_page_asks_first_and_offers_an_inline_undo(rclient, a
     done = rclient.post(f"/review/notes/{note.pk}/retire/", **HTMX).content.decode()
     event = NoteEvent.objects.filter(note=note).order_by("-id").first()
     assert "Retired." in done and f"/review/events/{event.pk}/undo/" in done.split("</div>")[0]
+
+
+def test_a_long_queue_offers_bigger_pages_and_keeps_the_size_across_pages(rclient, alice, make_note):
+    # A night of the quality model can flag hundreds of chat turns; "Select all" acts on one page.
+    for i in range(55):
+        make_note(
+            alice, f"Chat turn number {i} about nothing much.", low_quality=True, low_quality_reasons=["little_to_keep"]
+        )
+    default = rclient.get("/review/queues/quality/").content.decode()
+    assert default.count('class="card') >= 20 and "cards 1–20 of 55" in default
+    assert 'href="?per=50"' in default and 'href="?per=100"' in default
+
+    bigger = rclient.get("/review/queues/quality/?per=50").content.decode()
+    assert "cards 1–50 of 55" in bigger and '<strong aria-current="true">50</strong>' in bigger
+    assert "per=50&amp;page=2" in bigger  # the next page keeps the size
+
+    everything = rclient.get("/review/queues/quality/?per=100").content.decode()
+    assert "cards 1–55 of 55" in everything and "next 100" not in everything
+
+    odd = rclient.get("/review/queues/quality/?per=7")
+    assert odd.status_code == 200 and "cards 1–20 of 55" in odd.content.decode()
