@@ -27,6 +27,7 @@ from itertools import combinations, pairwise
 from pathlib import Path
 
 from bench.curation import handwritten as hw
+from bench.curation.sets import write_jsonl
 from bench.data import data_dir, parse_session_date
 
 SETS = Path(__file__).resolve().parent / "sets"
@@ -314,10 +315,6 @@ def build_notes(obs: list[dict], memories: list[dict], rng: random.Random) -> li
             if cut == 30:
                 break
     return rows
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,13 +12,13 @@ apart so that annotators never see them.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 from bench.curation import stores
+from bench.curation.sets import write_jsonl
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,9 +95,9 @@ def main(argv: list[str] | None = None) -> int:
                     "same": round(t.guess.same, 4) if t.guess else None,
                 }
             )
-    _write(out / f"{args.store}-candidates.jsonl", candidates)
-    _write(out / f"{args.store}-judged.jsonl", judged)
-    _write(
+    write_jsonl(out / f"{args.store}-candidates.jsonl", candidates)
+    write_jsonl(out / f"{args.store}-judged.jsonl", judged)
+    write_jsonl(
         out / f"{args.store}-notes.jsonl",
         [
             {"id": str(n.pk), "text": n.content, "at": n.created_at.date().isoformat(), **_source(source_of, n)}
@@ -111,10 +111,6 @@ def main(argv: list[str] | None = None) -> int:
 def _source(source_of: dict[str, dict], note) -> dict:
     row = source_of.get(str(note.pk))
     return {"source": row["source"], "lang": row["lang"]} if row else {}
-
-
-def _write(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
 if __name__ == "__main__":

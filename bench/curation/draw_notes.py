@@ -12,12 +12,11 @@ sees (bench/curation/sets/real/TASK-notes.md), never a rule or a score.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from pathlib import Path
 
 from bench.curation import stores
-from bench.curation.sets import SETS, read_jsonl
+from bench.curation.sets import SETS, read_jsonl, write_jsonl
 
 
 def source_of(row: dict) -> str:
@@ -46,14 +45,10 @@ def main(argv: list[str] | None = None) -> int:
             drawn = random.Random(f"{args.seed}-{store}-{source}").sample(rows, min(args.n, len(rows)))
             name = f"{store}-{source}"
             ids = [(f"{name}-{i:04d}", r) for i, r in enumerate(sorted(drawn, key=lambda r: r["at"]), 1)]
-            _write(out / f"{name}-input.jsonl", [{"id": i, "text": r["text"], "at": r["at"][:10]} for i, r in ids])
-            _write(out / f"{name}-key.jsonl", [{"id": i, "source": r["source"]} for i, r in ids])
+            write_jsonl(out / f"{name}-input.jsonl", [{"id": i, "text": r["text"], "at": r["at"][:10]} for i, r in ids])
+            write_jsonl(out / f"{name}-key.jsonl", [{"id": i, "source": r["source"]} for i, r in ids])
             print(f"{name}: {len(drawn)} of {len(rows)}")
     return 0
-
-
-def _write(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
 if __name__ == "__main__":

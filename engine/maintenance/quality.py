@@ -12,8 +12,8 @@ Reasons, over the notes the agent owns (its private and its shared ones):
 * ``little_to_keep``: none of the above, but the quality model (engine/judgments/note_quality.py)
   finds it likely a reviewer would not keep it: a chit-chat turn with content words in it, a fact
   about "她" that never names her. The model reads a note once per revision
-  (``quality_scored_revision``): a night reads only new and changed notes. Off with
-  ``AMEM_QUALITY_MODEL=false``.
+  (``quality_scored_revision``): a night reads only new and changed notes (``--force``: all, as
+  after a refit). Off with ``AMEM_QUALITY_MODEL=false``, which also forgets what it read.
 
 A note in a conflict is not low quality: it waits in the conflict queue, and counting it here
 too would show one decision twice (an older scan's ``pending_conflict`` reason is removed).
@@ -95,9 +95,14 @@ def run(step: Step) -> None:
             conflict_since[pk] = max(conflict_since.get(pk, pair.created_at), pair.created_at)
     dismissed = _dismissed(step.agent.pk)
     step.grow(notes.count())
+    if not cfg.quality_model:
+        # The model's verdicts are dropped below; forget that it read these notes, so switching it
+        # back on reads them again instead of trusting verdicts nobody stored.
+        notes.exclude(quality_scored_revision=None).update(quality_scored_revision=None)
+    force = bool(step.options.get("force"))  # after a refit: read every note again
     batch: list[tuple[Note, list[str]]] = []
     for chunk in _chunks(notes.only(*FIELDS).iterator(chunk_size=CHUNK)):
-        learned = _learned(step, chunk) if cfg.quality_model else {}
+        learned = _learned(step, chunk, force=force) if cfg.quality_model else {}
         for note in chunk:
             batch += _changes(
                 step, note, cfg, now, expired_before, conflict_since, dismissed, learned.get(note.pk, False)
@@ -119,11 +124,12 @@ def _chunks(notes: Iterator[Note]) -> Iterator[list[Note]]:
         yield chunk
 
 
-def _learned(step: Step, chunk: list[Note]) -> dict:
-    """Note id → the quality model's verdict: read anew for notes changed since it last read them,
-    the stored verdict for the rest. The new reads' revisions are stamped at once (a stamp does
-    not move a note's revision, so a note changed meanwhile is read again next night)."""
-    fresh = [n for n in chunk if n.quality_scored_revision != n.revision]
+def _learned(step: Step, chunk: list[Note], *, force: bool) -> dict:
+    """Note id → the quality model's verdict: read anew for notes changed since it last read them
+    (every note with ``force``), the stored verdict for the rest. The new reads' revisions are
+    stamped at once (a stamp does not move a note's revision, so a note changed meanwhile is read
+    again next night)."""
+    fresh = chunk if force else [n for n in chunk if n.quality_scored_revision != n.revision]
     verdicts = {n.pk: LITTLE_TO_KEEP in (n.low_quality_reasons or []) for n in chunk}
     if fresh:
         verdicts.update(zip([n.pk for n in fresh], little_to_keep([n.content or "" for n in fresh]), strict=True))

@@ -50,7 +50,11 @@ class Command(AmemCommand):
         who = run.add_mutually_exclusive_group()
         who.add_argument("--agent", help="this agent, whether or not it wrote since the last run")
         who.add_argument("--all", action="store_true", help="every active agent")
-        run.add_argument("--force", action="store_true", help="contradiction sweep: re-read batches already scanned")
+        run.add_argument(
+            "--force",
+            action="store_true",
+            help="contradiction sweep: re-read batches already scanned; quality scan: the model reads every note again (after a refit)",
+        )
         run.add_argument("--mode", choices=("review", "auto"), help="contradiction sweep: override AMEM_CONFLICT_MODE")
         run.add_argument(
             "--idle",

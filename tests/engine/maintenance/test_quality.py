@@ -208,3 +208,19 @@ def test_a_rule_that_names_the_problem_speaks_instead_of_the_model_and_the_model
     config(quality_model=False)
     row = scan(alice)
     assert reasons(chatty) == [] and "read_by_model" not in row.counts
+
+    config(quality_model=True)  # switched back on, it reads the notes again rather than trust a dropped verdict
+    row = scan(alice)
+    assert reasons(chatty) == ["little_to_keep"] and row.counts["read_by_model"] == 2
+
+
+def test_force_makes_the_model_read_every_note_again_as_after_a_refit(alice, monkeypatch):
+    verdicts = {"first": False}
+    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", lambda texts: [verdicts["first"]] * len(texts))
+    note = put(alice, "Wow, that is amazing news, I am so happy for you!")
+    scan(alice)
+    assert reasons(note) == []
+    verdicts["first"] = True  # new weights
+    assert "read_by_model" not in scan(alice).counts and reasons(note) == []
+    row = run_step("quality_scan", alice, options={"force": True})
+    assert row.counts["read_by_model"] == 1 and reasons(note) == ["little_to_keep"]
