@@ -367,6 +367,7 @@ AMEM = {
     "max_note_chars": env_int("AMEM_MAX_NOTE_CHARS", 20_000, minimum=100),
     "ephemeral_days": env_int("AMEM_EPHEMERAL_DAYS", 7, minimum=1),
     "quality_model": env_bool("AMEM_QUALITY_MODEL", True),
+    "change_model": env_bool("AMEM_CHANGE_MODEL", True),
     "dedup_fold_sim": env_float("AMEM_DEDUP_FOLD_SIM", 0.85, low=0.0, high=1.0),
     "dedup_flag_sim": env_float("AMEM_DEDUP_FLAG_SIM", 0.72, low=0.0, high=1.0),
     "link_top_k": env_int("AMEM_LINK_TOP_K", 6, minimum=0),

