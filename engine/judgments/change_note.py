@@ -43,7 +43,11 @@ def ranking(judge_change: float, says: float) -> float:
     Equal weights, not fitted: a pair comes first when both read a change. On the fit store the
     sum and the note model alone put the same planted changes in the first 75 cards (20 of 21
     reachable, against 10 by the judge alone); the sum ranks the first cards a little better
-    (docs/benchmarks.md, "A model of what a change says").
+    (docs/benchmarks.md, "A model of what a change says"). It orders; it is not a floor: pairs
+    ranked low still open on a later night. A floor (no card below a sum of 2) kept 19 of 20 of
+    the fit store's planted changes in two thirds of the cards, but dropped 59 of the 133 held
+    curated contradictions the judge asks about (w3): a contradiction not said as a change ("Alice
+    loved the steak at dinner" beside "vegetarian for years") reads low here.
     """
     return _logit(judge_change) + _logit(says)
 

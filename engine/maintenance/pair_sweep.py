@@ -75,7 +75,7 @@ def run(step: Step) -> None:
         if judged.action in (triage.CONFLICT, triage.ASK) and not (judged.action == triage.ASK and newer.pending_merge):
             found.append(judged)
             newer_of[id(judged)] = newer
-    _rank(step, found, newer_of)
+    found = _rank(step, found, newer_of)
     opened = 0
     deferred: set[object] = set()
     carded: set[object] = set()  # notes in a card opened tonight
@@ -93,15 +93,15 @@ def run(step: Step) -> None:
     step.count("scanned", len(fresh))
 
 
-def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> None:
-    """Tonight's order: the likeliest change first, by the judge and the change model together
+def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> list[triage.Triage]:
+    """Tonight's pairs, the likeliest change first: by the judge and the change model together
     (engine/judgments/change_note.py), or by the judge alone with ``AMEM_CHANGE_MODEL=false``."""
     change = {id(t): t.guess.change if t.guess else 0.0 for t in found}
     if step.cfg.change_model and found:
         says = change_note.says_change([newer_of[id(t)].content for t in found])
         change = {id(t): change_note.ranking(change[id(t)], p) for t, p in zip(found, says, strict=True)}
         step.count("read_by_model", len(found))
-    found.sort(key=lambda t: -change[id(t)])
+    return sorted(found, key=lambda t: -change[id(t)])
 
 
 def neighbours(matrix: np.ndarray, words, i: int, k: int) -> list[tuple[int, float, float]]:

@@ -273,3 +273,43 @@ def test_nearest_older_keeps_each_newer_notes_nearest_pair():
     a, b, c, d = (SimpleNamespace(pk=k) for k in "abcd")
     pairs = [(a, c, 0.9, 1.0), (b, c, 0.5, 1.4), (a, d, 0.7, 0.8), (c, d, 0.6, 0.7)]
     assert nearest_older(pairs) == [(b, c, 0.5), (a, d, 0.7)]  # type: ignore[arg-type]
+
+
+def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, config):
+    # The judge likes cue words: "Now … actually" beside a coaching note scores above "I sold the
+    # Civic", which names no change word it knows. The change model reads the note: with one card
+    # a night the sale opens first, the cue words the next night (docs/benchmarks.md, "A model of
+    # what a change says").
+    coach = note(alice, "Sam: I coach the under-12 football team on Saturdays.", 40, vector=axis(0))
+    cue_words = note(
+        alice,
+        "Sam: Now that the season has started, the under-12s are actually playing really well, I'm so proud of them!",
+        30,
+        vector=near(0, 0.8, 1),
+    )
+    car = note(alice, "Priya: I drive a red Honda Civic.", 20, vector=axis(2))
+    sold = note(
+        alice,
+        "Priya: I sold the Civic last week, so it's the bus for me until the new bike arrives.",
+        10,
+        vector=near(2, 0.8, 3),
+    )
+
+    def cards() -> list[set]:
+        opened = [{p.note_a_id, p.note_b_id} for p in ConflictPair.objects.order_by("pk")]
+        waiting = Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id")
+        return opened + [{pk, other} for pk, other in waiting]
+
+    config(review_budget=1)
+    wrote(alice)
+    row = offline_sweep(alice)
+    assert cards() == [{sold.pk, car.pk}]
+    assert row.counts["read_by_model"] == 2 and row.counts["deferred"] == 1
+    offline_sweep(alice)  # the pair below it waits for the next night, not dropped
+    assert {cue_words.pk, coach.pk} in cards()
+
+    ConflictPair.objects.all().delete()
+    Note.objects.update(pending_merge=False, merge_candidate=None, conflict=False, conflict_scanned_at=None)
+    config(review_budget=1, change_model=False)  # the judge alone puts the cue words first
+    offline_sweep(alice)
+    assert cards() == [{cue_words.pk, coach.pk}]
