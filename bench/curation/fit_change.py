@@ -42,7 +42,9 @@ WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "change
 
 def texts() -> dict[str, tuple[list[str], list[str]]]:
     """Fold → (changes, not changes); ``ALWAYS`` holds the fit store's changes alone."""
-    out = {ALWAYS: ([r["change"] for r in sets.read_jsonl(REAL / f"{ALWAYS}-planted.jsonl")], [])}
+    out: dict[str, tuple[list[str], list[str]]] = {
+        ALWAYS: ([r["change"] for r in sets.read_jsonl(REAL / f"{ALWAYS}-planted.jsonl")], [])
+    }
     for writer, notes in FOLDS.items():
         changes = [r["change"] for r in sets.read_jsonl(REAL / f"{writer}-planted.jsonl")]
         later = [r["later"] for r in sets.read_jsonl(REAL / f"f{writer[1:]}-followups.jsonl")]
@@ -122,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         by_c = {c: left_out(data, c) for c in C_GRID}
         for c, aucs in by_c.items():
-            print(f"C {c:4}: left-out AUC {np.mean(list(aucs.values())):.3f} ({', '.join(f'{k} {a:.3f}' for k, a in aucs.items())})")
+            print(
+                f"C {c:4}: left-out AUC {np.mean(list(aucs.values())):.3f} ({', '.join(f'{k} {a:.3f}' for k, a in aucs.items())})"
+            )
         c = max(C_GRID, key=lambda k: np.mean(list(by_c[k].values())))
         hard = left_out(data, c, later_only=True)
         print(f"C {c:4}, changes against the later turns alone: {', '.join(f'{k} {a:.3f}' for k, a in hard.items())}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -47,6 +48,32 @@ class ReviewError(Exception):
     def __init__(self, message: str, status: int = 409) -> None:
         super().__init__(message)
         self.status = status
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What one pair decision did, for the view to say without reading it back.
+
+    ``older`` and ``newer`` as they are after the decision (a "same fact" older note holds the
+    merged text; None when the note it resembled is gone), ``older_text`` the older note's text
+    as the card showed it, ``event`` the newest event of the decision's group (undoing it undoes
+    the whole decision).
+    """
+
+    decision: str
+    older: Note | None
+    newer: Note
+    older_text: str | None
+    event: NoteEvent | None
+
+
+@dataclass(frozen=True)
+class BulkDone:
+    """One action on many cards: its undo group, the items it was done to, why the others were skipped."""
+
+    group: str
+    done: list
+    skipped: list[str]
 
 
 # Note fields an undo may set back. Access fields (owner, readers, writers, subjects, agent_id)
@@ -416,10 +443,20 @@ def decide_pending(
     group: str | None = None,
     text: str | None = None,
     shown: Shown | None = None,
-) -> None:
+) -> Decided:
     """A pair-flow decision on a pending merge: same fact (merge), the newer replaces the older,
     both true (keep both), not related (keep both, recorded as unrelated)."""
     _require_decision(decision, text)
+    group = group or _new_group()
+    older, newer = older_newer(candidate, note) if candidate is not None else (None, note)
+    older_text = older.content if older is not None else None
+    _apply_pending(note, candidate, decision, user, group=group, text=text, shown=shown)
+    return _decided(decision, older, newer, older_text, group)
+
+
+def _apply_pending(
+    note: Note, candidate: Note | None, decision: str, user, *, group: str, text: str | None, shown: Shown | None
+) -> None:
     if decision == "same":
         merge_pending(note, candidate, user, group=group, text=text, shown=shown)
     elif decision == "replace":
@@ -428,6 +465,12 @@ def decide_pending(
         keep_both_pending(note, user, group=group, shown=shown, other=candidate)
     else:
         keep_both_pending(note, user, group=group, shown=shown, op="not_related", other=candidate)
+
+
+def _decided(decision: str, older: Note | None, newer: Note, older_text: str | None, group: str) -> Decided:
+    if decision == "same" and older is not None:
+        older.refresh_from_db()  # it holds the merged text now
+    return Decided(decision, older, newer, older_text, group_event(group))
 
 
 # --- many notes at once ------------------------------------------------------------
@@ -442,8 +485,8 @@ def bulk(
     *,
     candidate_for: Callable[[Note], Note | None],
     shown_for: Callable[[Note], Shown | None] = lambda _note: None,
-) -> tuple[str, int, list[str]]:
-    """One action on many notes, as one undoable group: (group id, notes done, reasons for those skipped).
+) -> BulkDone:
+    """One action on many notes, as one undoable group: the notes done and the reasons for those skipped.
 
     ``retire`` and ``keep`` (low quality), or a pair decision (pending merges). A note the
     action does not apply to any more (retired meanwhile, flag already cleared, changed since
@@ -453,7 +496,7 @@ def bulk(
     """
     if verb not in BULK_VERBS:
         raise ReviewError(f"Unknown action {verb!r}; choose one of {', '.join(BULK_VERBS)}.", status=422)
-    group, done, skipped = _new_group(), 0, []
+    group, done, skipped = _new_group(), [], []
 
     def one(note: Note) -> None:
         if verb == "retire":
@@ -461,16 +504,16 @@ def bulk(
         elif verb == "keep":
             keep_quality(note, user, group=group, shown=shown_for(note))
         else:
-            decide_pending(note, candidate_for(note), verb, user, group=group, shown=shown_for(note))
+            _apply_pending(note, candidate_for(note), verb, user, group=group, text=None, shown=shown_for(note))
 
     with transaction.atomic() if verb != "same" else nullcontext():
         for note in notes:
             try:
                 one(note)
-                done += 1
+                done.append(note)
             except ReviewError as exc:
                 skipped.append(str(exc))
-    return group, done, skipped
+    return BulkDone(group, done, skipped)
 
 
 def group_event(group: str) -> NoteEvent | None:
@@ -593,11 +636,15 @@ def decide_conflict(
     group: str | None = None,
     text: str | None = None,
     shown: Shown | None = None,
-) -> None:
+) -> Decided:
     """A pair-flow decision on a conflict: same fact (merge), the newer replaces the older, both
     true (keep both), not related (keep both, recorded as unrelated)."""
     _require_decision(decision, text)
+    group = group or _new_group()
+    older, newer = conflict_sides(pair)
+    older_text = older.content
     resolve_conflict(pair, conflict_choice(pair, decision), user, group=group, text=text, shown=shown)
+    return _decided(decision, older, newer, older_text, group)
 
 
 def bulk_conflicts(
@@ -606,22 +653,22 @@ def bulk_conflicts(
     user,
     *,
     shown_for: Callable[[ConflictPair], Shown | None] = lambda _pair: None,
-) -> tuple[str, int, list[str]]:
+) -> BulkDone:
     """One pair-flow decision on many conflicts, as one undoable group (the review app shows
-    what it will do to each card, and asks, before it runs): (group, done, reasons skipped)."""
+    what it will do to each card, and asks, before it runs): the pairs decided, reasons skipped."""
     if decision not in PAIR_DECISIONS:
         raise ReviewError(
             f"Unknown decision {decision!r} for conflicts; choose one of {', '.join(PAIR_DECISIONS)}.", 422
         )
-    group, done, skipped = _new_group(), 0, []
+    group, done, skipped = _new_group(), [], []
     with transaction.atomic() if decision != "same" else nullcontext():
         for pair in pairs:
             try:
-                decide_conflict(pair, decision, user, group=group, shown=shown_for(pair))
-                done += 1
+                resolve_conflict(pair, conflict_choice(pair, decision), user, group=group, shown=shown_for(pair))
+                done.append(pair)
             except ReviewError as exc:
                 skipped.append(str(exc))
-    return group, done, skipped
+    return BulkDone(group, done, skipped)
 
 
 # --- undo ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import reswap, retarget, trigger_client_event
 
 from engine.curation.actions import ReviewError, StaleCard
-from memories.models import Note, NoteEvent
+from memories.models import NoteEvent
 from review.forms import BackForm
 from review.views import queues
 from review.views.common import HtmxRequest
@@ -63,7 +63,3 @@ def card_done(
     """A queue card replaced by what happened, the texts (collapsed) and an undo button for it."""
     ctx = {"kind": kind, "key": key, "message": message, "event": group_event, "text": text}
     return changed(TemplateResponse(request, "review/cards.html#done-card", ctx))
-
-
-def latest_event(note: Note) -> NoteEvent | None:
-    return NoteEvent.objects.filter(note=note).order_by("-id").first()

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 
 from engine.curation import actions
 from engine.curation.actions import ReviewError
-from memories.models import ConflictPair, Note, NoteEvent
+from memories.models import ConflictPair, Note
 from review import access, reasons
 from review.forms import BULK_QUEUES, BulkForm
 from review.views import queues
@@ -112,11 +112,10 @@ def _run_notes(request: HtmxRequest, form: BulkForm, queue: str, verb: str) -> t
         c = note.merge_candidate
         return c if c is not None and c.agent_id in allowed else None
 
-    group, _, skipped = actions.bulk(
+    result = actions.bulk(
         notes, verb, request.user, candidate_for=candidate_for, shown_for=lambda n: shown.get(str(n.pk)) or None
     )
-    acted = set(NoteEvent.objects.filter(after__group=group).values_list("note_id", flat=True))
-    return group, [{"key": str(n.pk), "text": n.content} for n in notes if n.pk in acted], skipped
+    return result.group, [{"key": str(n.pk), "text": n.content} for n in result.done], result.skipped
 
 
 def _run_conflicts(request: HtmxRequest, form: BulkForm, verb: str) -> tuple[str, list[dict], list[str]]:
@@ -126,12 +125,9 @@ def _run_conflicts(request: HtmxRequest, form: BulkForm, verb: str) -> tuple[str
     if not pairs:
         raise ReviewError("Select at least one card first.", status=422)
     shown = form.cleaned_data["shown"]
-    group, _, skipped = actions.bulk_conflicts(
-        pairs, verb, request.user, shown_for=lambda p: shown.get(str(p.pk)) or None
-    )
-    acted = set(NoteEvent.objects.filter(after__group=group).values_list("after__pair__id", flat=True))
-    done = [{"key": str(p.pk), "text": f"{p.note_a.content}\n{p.note_b.content}"} for p in pairs if p.pk in acted]
-    return group, done, skipped
+    result = actions.bulk_conflicts(pairs, verb, request.user, shown_for=lambda p: shown.get(str(p.pk)) or None)
+    done = [{"key": str(p.pk), "text": f"{p.note_a.content}\n{p.note_b.content}"} for p in result.done]
+    return result.group, done, result.skipped
 
 
 @login_required

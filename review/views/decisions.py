@@ -3,7 +3,7 @@ same fact, newer replaces older, both true, not related (engine/curation/actions
 
 Each post carries the versions its card showed; a card drawn before one of its notes changed
 is refused and drawn again as the notes are now (answers.stale), so nothing is overwritten.
-The done card says what was kept, in the notes' own words.
+The done card says what was kept, in the notes' own words, from what the action says it did.
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from django.views.decorators.http import require_POST
 
 from engine.curation import actions
 from engine.curation.actions import PAIR_DECISIONS, ReviewError, StaleCard
-from memories.models import Note, NoteEvent
 from review import access
 from review.forms import DecisionForm
-from review.views.answers import back, card_done, invalid, latest_event, refused, stale
+from review.views.answers import back, card_done, invalid, refused, stale
 from review.views.common import HtmxRequest
 
 
@@ -28,20 +27,23 @@ def quoted(text: str, words: int = 16) -> str:
     return f"“{Truncator(' '.join(text.split())).words(words)}”"
 
 
-def decided(decision: str, older: Note | None, newer: Note) -> str:
-    """What a decision did, with the texts kept (read after it: a merge's older note holds the merged text)."""
-    if decision == "same" and older is not None:
-        older.refresh_from_db()
+def decided(result: actions.Decided) -> str:
+    """What a decision did, with the texts kept (a merge's older note holds the merged text)."""
+    older, newer = result.older, result.newer
+    if result.decision == "same" and older is not None:
         return f"Same fact: merged into the older note, which now says {quoted(older.content, 30)}."
-    if decision == "replace" and older is not None:
+    if result.decision == "replace" and older is not None:
         return f"The newer replaces the older: kept {quoted(newer.content)}; retired {quoted(older.content)}."
-    if decision == "both":
+    if result.decision == "both":
         return "Both true: kept both" + (f", {quoted(older.content)} and {quoted(newer.content)}." if older else ".")
     return "Not related: kept both, and recorded that they are about different things."
 
 
-def _texts(older: Note | None, newer: Note) -> str:
-    return f"Older: {older.content}\nNewer: {newer.content}" if older is not None else newer.content
+def _texts(result: actions.Decided) -> str:
+    """The two texts as the card showed them."""
+    if result.older_text is None:
+        return result.newer.content
+    return f"Older: {result.older_text}\nNewer: {result.newer.content}"
 
 
 def _decision(request: HtmxRequest, decision: str, page: str) -> tuple[DecisionForm, str | None, HttpResponse | None]:
@@ -68,18 +70,17 @@ def pending(request: HtmxRequest, note_id, decision: str) -> HttpResponse:
     candidate = note.merge_candidate
     if candidate is not None and not access.may_review(request.user, candidate.agent_id):
         candidate = None
-    older, newer = actions.older_newer(candidate, note) if candidate is not None else (None, note)
     try:
-        actions.decide_pending(
+        result = actions.decide_pending(
             note, candidate, decision, request.user, text=text, shown=form.cleaned_data["shown"] or None
         )
     except StaleCard as exc:
         return stale(request, form, "merge", str(note.pk), exc, page)
     except ReviewError as exc:
         return refused(request, form, exc, page)
-    message = decided(decision, older, newer)
+    message = decided(result)
     if request.htmx:
-        return card_done(request, "merge", str(note.pk), message, latest_event(note), _texts(older, newer))
+        return card_done(request, "merge", str(note.pk), message, result.event, _texts(result))
     messages.success(request, message)
     return back(request, form, page)
 
@@ -93,16 +94,16 @@ def conflict(request: HtmxRequest, pair_id: int, decision: str) -> HttpResponse:
     form, text, answer = _decision(request, decision, page)
     if answer is not None:
         return answer
-    older, newer = actions.conflict_sides(pair)
     try:
-        actions.decide_conflict(pair, decision, request.user, text=text, shown=form.cleaned_data["shown"] or None)
+        result = actions.decide_conflict(
+            pair, decision, request.user, text=text, shown=form.cleaned_data["shown"] or None
+        )
     except StaleCard as exc:
         return stale(request, form, "conflict", str(pair.pk), exc, page)
     except ReviewError as exc:
         return refused(request, form, exc, page)
-    message = decided(decision, older, newer)
+    message = decided(result)
     if request.htmx:
-        event = NoteEvent.objects.filter(after__pair__id=pair.pk).order_by("-id").first()
-        return card_done(request, "conflict", str(pair.pk), message, event, _texts(older, newer))
+        return card_done(request, "conflict", str(pair.pk), message, result.event, _texts(result))
     messages.success(request, message)
     return back(request, form, page)

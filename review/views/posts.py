@@ -24,7 +24,7 @@ from memories.models import Note, NoteEvent
 from review import access
 from review.forms import BULK_QUEUES, BackForm, CardForm, NoteTextForm, UndoForm
 from review.views import queues
-from review.views.answers import back, card_done, changed, invalid, latest_event, refused, stale
+from review.views.answers import back, card_done, changed, invalid, refused, stale
 from review.views.common import HtmxRequest
 from review.views.screens import note_context
 
@@ -59,7 +59,7 @@ def edit(request: HtmxRequest, note_id) -> HttpResponse:
     return _note_done(request, form, note, "Saved. The old text is in the history.")
 
 
-def _one_note(request: HtmxRequest, note_id, act: Callable[..., object], message: str) -> HttpResponse:
+def _one_note(request: HtmxRequest, note_id, act: Callable[..., NoteEvent], message: str) -> HttpResponse:
     """A one-note action from the note page or from a low-quality card (``card=1``: answer with the
     done card; the card's ``shown`` version is checked)."""
     note = access.get_note(request.user, note_id)
@@ -68,7 +68,7 @@ def _one_note(request: HtmxRequest, note_id, act: Callable[..., object], message
     if not form.is_valid():
         return invalid(request, form, page)
     try:
-        act(note, shown=form.cleaned_data["shown"] or None)
+        event = act(note, shown=form.cleaned_data["shown"] or None)
     except StaleCard as exc:
         return (
             stale(request, form, "quality", str(note.pk), exc, page)
@@ -78,8 +78,8 @@ def _one_note(request: HtmxRequest, note_id, act: Callable[..., object], message
     except ReviewError as exc:
         return refused(request, form, exc, page)
     if request.htmx and form.cleaned_data["card"]:
-        return card_done(request, "quality", str(note.pk), message, latest_event(note), note.content)
-    return _note_done(request, form, note, message, latest_event(note))
+        return card_done(request, "quality", str(note.pk), message, event, note.content)
+    return _note_done(request, form, note, message, event)
 
 
 @login_required

@@ -280,3 +280,30 @@ def test_one_card_is_drawn_again_only_for_its_reviewer(rclient, alice, bob, make
     assert rclient.get(f"/review/queues/cards/merge/{mine.pk}/?redrawn=1").status_code == 200
     assert rclient.get(f"/review/queues/cards/merge/{theirs.pk}/").status_code == 404
     assert rclient.get(f"/review/queues/cards/nonsense/{mine.pk}/").status_code == 404
+
+
+def test_a_decision_says_what_it_did_and_which_event_undoes_all_of_it(alice, reviewer, make_note, conflict):
+    from engine.curation import actions
+
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "She takes it without sugar.", pending_merge=True, merge_candidate=old)
+    merged = actions.decide_pending(new, old, "same", reviewer)
+    assert (merged.decision, merged.older.pk, merged.newer.pk) == ("same", old.pk, new.pk)
+    assert "without sugar" in merged.older.content and merged.older_text == "Alice drinks green tea every morning."
+    assert merged.event is not None and merged.event.after["group"] in {e.after.get("group") for e in new.events.all()}
+
+    replaced = actions.decide_conflict(conflict, "replace", reviewer)
+    assert replaced.older.pk == conflict.note_a_id and not Note.objects.get(pk=conflict.note_a_id).is_active
+    assert replaced.event is not None and replaced.event.after["op"] == "keep_b"
+    actions.undo(replaced.event, reviewer, may_review=lambda _agent: True)
+    assert Note.objects.get(pk=conflict.note_a_id).is_active  # the whole decision, from the event it named
+
+
+def test_a_bulk_action_names_the_cards_it_did_and_why_it_skipped_the_rest(alice, reviewer, make_note):
+    from engine.curation import actions
+
+    flagged = make_note(alice, "ok thanks so much!", low_quality=True, low_quality_reasons=["filler"])
+    fine = make_note(alice, "Alice's sister Ana lives in Lisbon.")
+    done = actions.bulk([flagged, fine], "keep", reviewer, candidate_for=lambda _note: None)
+    assert [n.pk for n in done.done] == [flagged.pk] and len(done.skipped) == 1 and "not flagged" in done.skipped[0]
+    assert NoteEvent.objects.filter(after__group=done.group).count() == 1
