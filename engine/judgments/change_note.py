@@ -26,6 +26,12 @@ from engine.judgments import change_note_weights as fitted
 from engine.judgments.note_vectors import vectors
 
 
+# The most notes the sweep has the model read in one night (about 2 minutes on 2 cores), and what
+# a pair it did not read counts as: undecided, so the judge alone places it.
+READS_PER_NIGHT = 4000
+UNDECIDED = 0.5
+
+
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     """The likelihood, per vector, that its note says a fact changed."""
     z = rows @ np.asarray(fitted.WEIGHTS, dtype=np.float32) + fitted.BIAS

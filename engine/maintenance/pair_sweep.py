@@ -95,13 +95,20 @@ def run(step: Step) -> None:
 
 def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> list[triage.Triage]:
     """Tonight's pairs, the likeliest change first: by the judge and the change model together
-    (engine/judgments/change_note.py), or by the judge alone with ``AMEM_CHANGE_MODEL=false``."""
+    (engine/judgments/change_note.py), or by the judge alone with ``AMEM_CHANGE_MODEL=false``.
+
+    The model reads at most ``change_note.READS_PER_NIGHT`` newer notes, those of the judge's
+    likeliest pairs; a pair it did not read tonight ranks as if the model were undecided (a
+    first night over an imported store of 100k notes would otherwise embed for half an hour).
+    """
     change = {id(t): t.guess.change if t.guess else 0.0 for t in found}
-    if step.cfg.change_model and found:
-        says = change_note.says_change([newer_of[id(t)].content for t in found])
-        change = {id(t): change_note.ranking(change[id(t)], p) for t, p in zip(found, says, strict=True)}
-        step.count("read_by_model", len(found))
-    return sorted(found, key=lambda t: -change[id(t)])
+    if not step.cfg.change_model or not found:
+        return sorted(found, key=lambda t: -change[id(t)])
+    read = sorted(found, key=lambda t: -change[id(t)])[: change_note.READS_PER_NIGHT]
+    says = dict(zip(map(id, read), change_note.says_change([newer_of[id(t)].content for t in read]), strict=True))
+    step.count("read_by_model", len(read))
+    ranked = {id(t): change_note.ranking(change[id(t)], says.get(id(t), change_note.UNDECIDED)) for t in found}
+    return sorted(found, key=lambda t: -ranked[id(t)])
 
 
 def neighbours(matrix: np.ndarray, words, i: int, k: int) -> list[tuple[int, float, float]]:

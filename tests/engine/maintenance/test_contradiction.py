@@ -313,3 +313,30 @@ def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, co
     config(review_budget=1, change_model=False)  # the judge alone puts the cue words first
     offline_sweep(alice)
     assert cards() == [{cue_words.pk, coach.pk}]
+
+
+def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch):
+    from engine.judgments import change_note
+
+    monkeypatch.setattr(change_note, "READS_PER_NIGHT", 1)
+    read: list[list[str]] = []
+    real = change_note.says_change
+    monkeypatch.setattr(change_note, "says_change", lambda texts: read.append(list(texts)) or real(texts))
+    note(alice, "Sam: I coach the under-12 football team on Saturdays.", 40, vector=axis(0))
+    note(
+        alice,
+        "Sam: Now that the season has started, the under-12s are actually playing really well, I'm so proud of them!",
+        30,
+        vector=near(0, 0.8, 1),
+    )
+    note(alice, "Priya: I drive a red Honda Civic.", 20, vector=axis(2))
+    note(
+        alice,
+        "Priya: I sold the Civic last week, so it's the bus for me until the new bike arrives.",
+        10,
+        vector=near(2, 0.8, 3),
+    )
+    wrote(alice)
+    row = offline_sweep(alice)
+    # The judge likes the cue words more (0.80 against 0.68): theirs is the one note read tonight.
+    assert row.counts["read_by_model"] == 1 and read == [[read[0][0]]] and "under-12s" in read[0][0]
