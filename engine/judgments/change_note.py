@@ -25,7 +25,6 @@ import numpy as np
 from engine.judgments import change_note_weights as fitted
 from engine.judgments.note_vectors import vectors
 
-
 # The most notes the sweep has the model read in one night (about 2 minutes on 2 cores), and what
 # a pair it did not read counts as: undecided, so the judge alone places it.
 READS_PER_NIGHT = 4000
