@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.curation.fit_change            # score the weights in the product
     .venv/bin/python -m bench.curation.fit_change --write    # refit, write change_note_weights.py
+    .venv/bin/python -m bench.curation.fit_change --curve DIR   # and the learning curve (rank_real's DIR)
 
 The model (engine/judgments/change_note.py) is a logistic regression over a note's E5 vector: does
 the note say that a fact changed? Only the fit split of bench/curation/sets/real is read:
@@ -37,6 +38,8 @@ REAL = sets.SETS / "real"
 FOLDS = {"p3": ("q8", "q11", "q13"), "p4": ("q9", "q12"), "p5": ("q1", "q2", "q10")}
 ALWAYS = "p0"  # the fit store's planted changes: fitted on in every fold
 C_GRID = (0.3, 1.0, 3.0, 10.0)
+CURVE = (0.25, 0.5, 1.0)
+SEED = 20261203
 WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "change_note_weights.py"
 
 
@@ -114,9 +117,44 @@ def table(data: dict, likelihood) -> list[str]:
     return lines
 
 
+def curve(data: dict, pairs: Path) -> list[str]:
+    """The held stores' nights (bench/curation/rank_real.py) with weights fitted on a seeded share
+    of every fold's rows (C as shipped): what more written data bought."""
+    import re
+
+    from bench.curation import rank_real
+    from bench.curation.fit_real import HELD_STORES
+    from engine.judgments import change_note
+
+    c = float(re.search(r"C = ([0-9.]+)", WEIGHTS.read_text()).group(1))  # type: ignore[union-attr]
+    stores = {name: rank_real.load(pairs, name) for name in HELD_STORES}
+    vectors = {name: np.load(pairs / f"{name}-e5.npy") for name in HELD_STORES}
+    lines = ["share | changes | rows | " + " | ".join(f"{name}: planted@25 / @75, true@75" for name in stores)]
+    for share in CURVE:
+        rng = np.random.default_rng(SEED)
+        picks = {f: rng.permutation(len(y))[: max(1, int(len(y) * share))] for f, (_, y) in data.items()}
+        x = np.vstack([data[f][0][i] for f, i in picks.items()])
+        y = np.concatenate([data[f][1][i] for f, i in picks.items()])
+        model = fit(x, y, c)
+        cells = []
+        for name, store in stores.items():
+            says = model.predict_proba(vectors[name])[:, 1]
+            rank = np.array([change_note.ranking(a, b) for a, b in zip(store["change"], says, strict=True)])
+            got = rank_real.outcome(store, rank_real.nights(store, rank, store["asked"] & store["nearest"]))
+            cells.append(f"{got['planted@25']} / {got['planted@75']}, {got['true@75']}")
+        lines.append(f"{share:5.2f} | {int(y.sum()):7} | {len(y):4} | " + " | ".join(cells))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--write", action="store_true", help="refit and write change_note_weights.py")
+    parser.add_argument(
+        "--curve",
+        type=Path,
+        metavar="DIR",
+        help="the learning curve on the held stores' sweep pairs in DIR (rank_real)",
+    )
     args = parser.parse_args(argv)
     from engine.judgments import change_note, change_note_weights
 
@@ -140,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         importlib.reload(change_note)
     print("in the product's weights (fitted on every fold):")
     print("\n".join(table(data, change_note.likelihoods_of)))
+    if args.curve:
+        from bench.curation.replay import setup
+
+        setup("offline", "")
+        print("\n".join(curve(data, args.curve)))
     return 0
 
 
