@@ -523,7 +523,9 @@ def group_event(group: str) -> NoteEvent | None:
 
 # --- conflicts -------------------------------------------------------------------
 
-CONFLICT_CHOICES = ("keep_a", "keep_b", "keep_both", "not_related", "merge")
+# What a decision is called in a note's history (``op``), the same on both queues; a conflict's
+# own record (``ConflictPair.resolution``) stores the decision itself.
+OPS = {"same": "merge", "replace": "replace", "both": "keep_both", "unrelated": "not_related"}
 
 
 def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
@@ -556,32 +558,27 @@ def conflict_sides(pair: ConflictPair) -> tuple[Note, Note]:
 
 def resolve_conflict(
     pair: ConflictPair,
-    choice: str,
+    decision: str,
     user,
     *,
     group: str | None = None,
     text: str | None = None,
     shown: Shown | None = None,
 ) -> None:
-    """keep_a / keep_b (retire the other), keep_both, not_related (keep both, recorded as
-    unrelated), or merge (the newer folded into the older, with the reviewer's edited
-    ``text`` if any, else the prepared text; the older keeps its category).
-
-    A merge clears the conflict's flags on both notes.
+    """A pair-flow decision on a conflict, recorded as its resolution: same fact (the newer folded
+    into the older, with the reviewer's edited ``text`` if any, else the prepared text; the older
+    keeps its category), the newer replaces the older (the older retired), both true (keep both),
+    not related (keep both, recorded as unrelated). Every decision clears the conflict's flags.
     """
-    if text is not None and choice != "merge":
-        raise ReviewError("An edited text goes with “same fact” only.", status=422)
-    if choice not in CONFLICT_CHOICES:
-        raise ReviewError(f"Unknown decision {choice!r}; choose one of {', '.join(CONFLICT_CHOICES)}.", status=422)
+    _require_decision(decision, text)
     if pair.status != ConflictPair.OPEN:
         raise ReviewError("This conflict was resolved already.")
-    a, b = pair.note_a, pair.note_b
     older, newer = conflict_sides(pair)
-    actor, group = actor_for(user), group or _new_group()
+    actor, group, op = actor_for(user), group or _new_group(), OPS[decision]
     before = _pair_state(pair)
-    pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, choice, actor
+    pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, decision, actor
     pair.resolved_at = timezone.now()
-    pair.superseded_id = {"keep_a": b.pk, "keep_b": a.pk, "merge": newer.pk}.get(choice)
+    pair.superseded_id = {"replace": older.pk, "same": newer.pk}.get(decision)
     states = (before, _pair_state(pair))
 
     def save_pair() -> None:
@@ -590,13 +587,13 @@ def resolve_conflict(
             raise ReviewError("This conflict was resolved already.")
         pair.save()
 
-    if choice == "merge":
+    if decision == "same":
         # The pair is saved inside the merge's transaction, so a failed merge leaves it open.
         _merge(
             older,
             newer,
             user,
-            op="conflict_merge",
+            op=op,
             group=group,
             loser_changes=_conflict_changes(newer, pair),
             winner_changes=lambda merged: _conflict_changes(merged, pair),
@@ -607,25 +604,19 @@ def resolve_conflict(
         )
         return
     with transaction.atomic():
-        _check_shown(shown, a, b)
+        _check_shown(shown, older, newer)
         save_pair()
-        if choice in ("keep_a", "keep_b"):
-            kept, retired = (a, b) if choice == "keep_a" else (b, a)
-            retire = {**_conflict_changes(retired, pair), "is_active": False}
-            superseded = {"superseded_by": str(kept.pk)}
-            _change(retired.pk, retire, actor=actor, op=choice, group=group, pair=states, extra=superseded)
-            _change(kept.pk, _conflict_changes(kept, pair), actor=actor, op=choice, group=group)
+        if decision == "replace":
+            retire = {**_conflict_changes(older, pair), "is_active": False}
+            superseded = {"superseded_by": str(newer.pk)}
+            _change(older.pk, retire, actor=actor, op=op, group=group, pair=states, extra=superseded)
+            _change(newer.pk, _conflict_changes(newer, pair), actor=actor, op=op, group=group)
         else:
-            unrelated = {"unrelated_to": str(b.pk)} if choice == "not_related" else None
-            _change(a.pk, _conflict_changes(a, pair), actor=actor, op=choice, group=group, pair=states, extra=unrelated)
-            _change(b.pk, _conflict_changes(b, pair), actor=actor, op=choice, group=group)
-
-
-def conflict_choice(pair: ConflictPair, decision: str) -> str:
-    """The stored resolution of a pair-flow decision on a conflict ("replace" keeps the newer side)."""
-    _, newer = conflict_sides(pair)
-    replace = "keep_a" if newer.pk == pair.note_a_id else "keep_b"
-    return {"same": "merge", "replace": replace, "both": "keep_both", "unrelated": "not_related"}[decision]
+            unrelated = {"unrelated_to": str(older.pk)} if decision == "unrelated" else None
+            _change(
+                newer.pk, _conflict_changes(newer, pair), actor=actor, op=op, group=group, pair=states, extra=unrelated
+            )
+            _change(older.pk, _conflict_changes(older, pair), actor=actor, op=op, group=group)
 
 
 def decide_conflict(
@@ -637,13 +628,12 @@ def decide_conflict(
     text: str | None = None,
     shown: Shown | None = None,
 ) -> Decided:
-    """A pair-flow decision on a conflict: same fact (merge), the newer replaces the older, both
-    true (keep both), not related (keep both, recorded as unrelated)."""
+    """A pair-flow decision on one conflict card, and what it did."""
     _require_decision(decision, text)
     group = group or _new_group()
     older, newer = conflict_sides(pair)
     older_text = older.content
-    resolve_conflict(pair, conflict_choice(pair, decision), user, group=group, text=text, shown=shown)
+    resolve_conflict(pair, decision, user, group=group, text=text, shown=shown)
     return _decided(decision, older, newer, older_text, group)
 
 
@@ -664,7 +654,7 @@ def bulk_conflicts(
     with transaction.atomic() if decision != "same" else nullcontext():
         for pair in pairs:
             try:
-                resolve_conflict(pair, conflict_choice(pair, decision), user, group=group, shown=shown_for(pair))
+                resolve_conflict(pair, decision, user, group=group, shown=shown_for(pair))
                 done.append(pair)
             except ReviewError as exc:
                 skipped.append(str(exc))

@@ -335,6 +335,8 @@ class ConflictPair(models.Model):
     opened_by = models.CharField(max_length=10, blank=True)
     superseded = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
+    # The pair flow's decision (same, replace, both, unrelated: engine/curation/actions.py, the
+    # same on both review queues), or auto_retired (a model's verdict in auto mode).
     resolution = models.CharField(max_length=20, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     resolved_at = models.DateTimeField(null=True, blank=True)

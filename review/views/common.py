@@ -116,6 +116,7 @@ EVENT_LABELS = {
     "keep_both": "Kept both (merge flag cleared)",
     "dismiss": "Dismissed (retired instead of merged)",
     "merge": "Merged",
+    # Conflict decisions before the pair flow's one vocabulary (history written until 2026-12-03).
     "conflict_merge": "Conflict resolved by merging",
     "keep_a": "Conflict resolved: the other note replaced",
     "keep_b": "Conflict resolved: the other note replaced",
@@ -126,10 +127,19 @@ EVENT_LABELS = {
 }
 
 
+# A decision's event that carries its conflict's record (the pair flow's ops, engine/curation/actions.py OPS).
+CONFLICT_LABELS = {
+    "merge": "Conflict resolved: same fact, merged",
+    "replace": "Conflict resolved: the newer note replaces the older",
+    "keep_both": "Conflict resolved: kept both",
+    "not_related": "Conflict resolved: not related",
+}
+
+
 def event_label(event: NoteEvent) -> str:
     op = (event.after or {}).get("op")
-    if (op == "keep_both" and "pair" in (event.before or {})) or (op == "keep_both" and "pair" in (event.after or {})):
-        return "Conflict resolved: kept both"
+    if op in CONFLICT_LABELS and ("pair" in (event.before or {}) or "pair" in (event.after or {})):
+        return CONFLICT_LABELS[op]
     if event.action == "review" and "content" in (event.before or {}):
         return EVENT_LABELS["edit"]
     return EVENT_LABELS.get(op or "", "") or EVENT_LABELS.get(event.action, event.action.replace("_", " ").capitalize())

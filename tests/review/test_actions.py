@@ -177,7 +177,7 @@ def conflict(alice, make_note):
 
 @pytest.mark.parametrize(
     "decision, resolution, a_active, b_active",
-    [("replace", "keep_b", False, True), ("both", "keep_both", True, True), ("unrelated", "not_related", True, True)],
+    [("replace", "replace", False, True), ("both", "both", True, True), ("unrelated", "unrelated", True, True)],
 )
 def test_conflict_decisions_and_their_undo(rclient, conflict, decision, resolution, a_active, b_active):
     # A (the third floor) was written first: the older; "newer replaces older" keeps B.
@@ -203,9 +203,7 @@ def test_conflict_same_fact_folds_the_newer_into_the_older(rclient, conflict):
     rclient.post(f"/review/conflicts/{conflict.pk}/same/", **HTMX)
     conflict.refresh_from_db()
     a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
-    assert (
-        conflict.resolution == "merge" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
-    )
+    assert conflict.resolution == "same" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
     undo(rclient, last_event(b))
     conflict.refresh_from_db()
     a.refresh_from_db()
@@ -294,7 +292,7 @@ def test_a_decision_says_what_it_did_and_which_event_undoes_all_of_it(alice, rev
 
     replaced = actions.decide_conflict(conflict, "replace", reviewer)
     assert replaced.older.pk == conflict.note_a_id and not Note.objects.get(pk=conflict.note_a_id).is_active
-    assert replaced.event is not None and replaced.event.after["op"] == "keep_b"
+    assert replaced.event is not None and replaced.event.after["op"] == "replace"
     actions.undo(replaced.event, reviewer, may_review=lambda _agent: True)
     assert Note.objects.get(pk=conflict.note_a_id).is_active  # the whole decision, from the event it named
 
