@@ -275,25 +275,26 @@ def test_nearest_older_keeps_each_newer_notes_nearest_pair():
     assert nearest_older(pairs) == [(b, c, 0.5), (a, d, 0.7)]  # type: ignore[arg-type]
 
 
-def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, config):
-    # The judge likes cue words: "Now … actually" beside a coaching note scores above "I sold the
-    # Civic", which names no change word it knows. The change model reads the note: with one card
-    # a night the sale opens first, the cue words the next night (docs/benchmarks.md, "A model of
+@pytest.fixture
+def cue_words_and_a_sale(alice):
+    """Two pairs, each its own card: a coaching note and a later turn full of "now … actually" that
+    changes nothing (the judge: 0.80 a change), a car and its later sale said without a change word
+    the judge knows (0.68). Oldest first: coach, cue words, car, sale."""
+    sam = "Sam: Now that the season has started, the under-12s are actually playing really well, I'm so proud of them!"
+    written = [
+        ("Sam: I coach the under-12 football team on Saturdays.", 40, axis(0)),
+        (sam, 30, near(0, 0.8, 1)),
+        ("Priya: I drive a red Honda Civic.", 20, axis(2)),
+        ("Priya: I sold the Civic last week, so it's the bus for me until the new bike arrives.", 10, near(2, 0.8, 3)),
+    ]
+    return tuple(note(alice, text, minutes, vector=vector) for text, minutes, vector in written)
+
+
+def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, config, cue_words_and_a_sale):
+    # The change model reads the note: with one card a night the sale opens first, the cue words
+    # the next night; the judge alone puts the cue words first (docs/benchmarks.md, "A model of
     # what a change says").
-    coach = note(alice, "Sam: I coach the under-12 football team on Saturdays.", 40, vector=axis(0))
-    cue_words = note(
-        alice,
-        "Sam: Now that the season has started, the under-12s are actually playing really well, I'm so proud of them!",
-        30,
-        vector=near(0, 0.8, 1),
-    )
-    car = note(alice, "Priya: I drive a red Honda Civic.", 20, vector=axis(2))
-    sold = note(
-        alice,
-        "Priya: I sold the Civic last week, so it's the bus for me until the new bike arrives.",
-        10,
-        vector=near(2, 0.8, 3),
-    )
+    coach, cue_words, car, sold = cue_words_and_a_sale
 
     def cards() -> list[set]:
         opened = [{p.note_a_id, p.note_b_id} for p in ConflictPair.objects.order_by("pk")]
@@ -310,33 +311,19 @@ def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, co
 
     ConflictPair.objects.all().delete()
     Note.objects.update(pending_merge=False, merge_candidate=None, conflict=False, conflict_scanned_at=None)
-    config(review_budget=1, change_model=False)  # the judge alone puts the cue words first
+    config(review_budget=1, change_model=False)
     offline_sweep(alice)
     assert cards() == [{cue_words.pk, coach.pk}]
 
 
-def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch):
+def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch, cue_words_and_a_sale):
     from engine.judgments import change_note
 
     monkeypatch.setattr(change_note, "READS_PER_NIGHT", 1)
     read: list[list[str]] = []
     real = change_note.says_change
     monkeypatch.setattr(change_note, "says_change", lambda texts: read.append(list(texts)) or real(texts))
-    note(alice, "Sam: I coach the under-12 football team on Saturdays.", 40, vector=axis(0))
-    note(
-        alice,
-        "Sam: Now that the season has started, the under-12s are actually playing really well, I'm so proud of them!",
-        30,
-        vector=near(0, 0.8, 1),
-    )
-    note(alice, "Priya: I drive a red Honda Civic.", 20, vector=axis(2))
-    note(
-        alice,
-        "Priya: I sold the Civic last week, so it's the bus for me until the new bike arrives.",
-        10,
-        vector=near(2, 0.8, 3),
-    )
     wrote(alice)
     row = offline_sweep(alice)
-    # The judge likes the cue words more (0.80 against 0.68): theirs is the one note read tonight.
-    assert row.counts["read_by_model"] == 1 and read == [[read[0][0]]] and "under-12s" in read[0][0]
+    # The judge likes the cue words more: theirs is the one note read tonight.
+    assert row.counts["read_by_model"] == 1 and read == [[cue_words_and_a_sale[1].content]]
