@@ -413,9 +413,24 @@ _ERRAND = re.compile(
 )
 
 
+# A habit or a standing schedule, not a one-off moment: "yoga every Tuesday at 6pm", "the support
+# group on Fridays at 7pm", "每周四下午3点都有钢琴课", "周末我一般不看工作消息". Nothing about it
+# passes; "Dentist next Friday at 3pm" does. (Read by hand on a real store, recurring schedules
+# were among the notes wrongly flagged as expired reminders.)
+_RECURRING = re.compile(
+    r"\b(?:every|each)\s+(?:day|morning|afternoon|evening|night|week|weekday|weekend|month|year"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|sat|sun)\w*"
+    r"|\b(?:always|usually|normally|often|daily|weekly|nightly|monthly)\b"
+    r"|\b(?:on|most|all)\s+(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)\b"
+    r"|每(?:天|日|周|星期|礼拜|个|逢|晚|早|月|年)|平时|总是|通常|经常|一般",
+    re.IGNORECASE,
+)
+
+
 def days_valid(text: str) -> int | None:
-    """For a reminder bound to a near moment: how many days after writing it has passed; else None."""
-    if not (REMINDER.search(text.strip()) or _ERRAND.search(text)):
+    """For a reminder bound to a near moment: how many days after writing it has passed; else None
+    (also for a habit or a standing schedule, which never passes)."""
+    if not (REMINDER.search(text.strip()) or _ERRAND.search(text)) or _RECURRING.search(text):
         return None
     for pattern, days in _NEAR:
         if pattern.search(text):

@@ -173,6 +173,26 @@ def test_small_talk_and_reminders_whose_moment_passed_are_flagged_in_both_langua
     assert reasons(ahead) == [] and all(reasons(n) == [] for n in fine)
 
 
+def test_a_habit_or_standing_schedule_never_expires_but_a_one_off_moment_does(alice, config):
+    # Read by hand on a real store, recurring schedules were among the notes flagged as expired
+    # reminders: "every Tuesday at 6pm" never passes.
+    config(quality_model=False)  # the rule alone
+    old = timezone.now() - timedelta(days=30)
+    standing = [
+        put(alice, t, created_at=old)
+        for t in (
+            "We have yoga every Tuesday at 6pm.",
+            "Melanie: I go to the support group on Fridays at 7pm.",
+            "I always call my mom on Sundays at 8pm",
+            "每周四下午3点都有钢琴课。",
+        )
+    ]
+    once = [put(alice, t, created_at=old) for t in ("Dentist next Friday at 3pm", "Skype w/ Tim tomorrow 4pm")]
+    scan(alice)
+    assert all(reasons(n) == [] for n in standing)
+    assert all(reasons(n) == ["expired_ephemeral"] for n in once)
+
+
 def test_a_note_the_quality_model_finds_worth_little_is_flagged_once_read_again_only_after_an_edit(alice, monkeypatch):
     read: list[str] = []
 
