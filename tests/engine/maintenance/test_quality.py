@@ -173,7 +173,7 @@ def test_small_talk_and_reminders_whose_moment_passed_are_flagged_in_both_langua
     assert reasons(ahead) == [] and all(reasons(n) == [] for n in fine)
 
 
-def test_a_habit_or_standing_schedule_never_expires_but_a_one_off_moment_does(alice, config):
+def test_a_habit_a_standing_schedule_or_a_chat_turn_never_expires_but_a_one_off_moment_does(alice, config):
     # Read by hand on a real store, recurring schedules were among the notes flagged as expired
     # reminders: "every Tuesday at 6pm" never passes.
     config(quality_model=False)  # the rule alone
@@ -187,9 +187,15 @@ def test_a_habit_or_standing_schedule_never_expires_but_a_one_off_moment_does(al
             "每周四下午3点都有钢琴课。",
         )
     ]
+    chat_turn = put(
+        alice,
+        "Joanna: Cool, Nate! Gonna give it a go. Dairy-free is a must for me, especially for desserts. Last Friday, "
+        "I made a lovely dessert with almond milk and it was good! Got any favourites when it comes to dairy-free?",
+        created_at=old,
+    )
     once = [put(alice, t, created_at=old) for t in ("Dentist next Friday at 3pm", "Skype w/ Tim tomorrow 4pm")]
     scan(alice)
-    assert all(reasons(n) == [] for n in standing)
+    assert all(reasons(n) == [] for n in [*standing, chat_turn])  # a long chat turn is no reminder either
     assert all(reasons(n) == ["expired_ephemeral"] for n in once)
 
 
