@@ -43,26 +43,27 @@ SEED = 20261203
 WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "change_note_weights.py"
 
 
-def texts() -> dict[str, tuple[list[str], list[str]]]:
-    """Fold → (changes, not changes); ``ALWAYS`` holds the fit store's changes alone."""
-    out: dict[str, tuple[list[str], list[str]]] = {
-        ALWAYS: ([r["change"] for r in sets.read_jsonl(REAL / f"{ALWAYS}-planted.jsonl")], [])
+def texts() -> dict[str, tuple[list[str], list[str], list[str]]]:
+    """Fold → (changes, chat turns, later turns that keep a note true); ``ALWAYS`` holds changes alone."""
+    out: dict[str, tuple[list[str], list[str], list[str]]] = {
+        ALWAYS: ([r["change"] for r in sets.read_jsonl(REAL / f"{ALWAYS}-planted.jsonl")], [], [])
     }
     for writer, notes in FOLDS.items():
         changes = [r["change"] for r in sets.read_jsonl(REAL / f"{writer}-planted.jsonl")]
-        later = [r["later"] for r in sets.read_jsonl(REAL / f"f{writer[1:]}-followups.jsonl")]
         chat = [r["text"] for q in notes for r in sets.read_jsonl(REAL / f"{q}-notes.jsonl")]
-        out[writer] = (changes, chat + later)
+        later = [r["later"] for r in sets.read_jsonl(REAL / f"f{writer[1:]}-followups.jsonl")]
+        out[writer] = (changes, chat, later)
     return out
 
 
-def load() -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Fold → (E5 vectors, is-a-change)."""
+def load() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Fold → (E5 vectors, is-a-change, is-a-later-turn)."""
     from engine.judgments.note_vectors import vectors
 
     data = {}
-    for fold, (changes, rest) in texts().items():
-        data[fold] = (vectors(changes + rest), np.r_[np.ones(len(changes), bool), np.zeros(len(rest), bool)])
+    for fold, (changes, chat, later) in texts().items():
+        kinds = np.r_[np.full(len(changes), 0), np.full(len(chat), 1), np.full(len(later), 2)]
+        data[fold] = (vectors(changes + chat + later), kinds == 0, kinds == 2)
     return data
 
 
@@ -77,16 +78,13 @@ def left_out(data: dict, c: float, *, later_only: bool = False) -> dict[str, flo
     alone, the hard half), scored by a model fitted without them."""
     from sklearn.metrics import roc_auc_score  # type: ignore[import-untyped]
 
-    later = {w: len(sets.read_jsonl(REAL / f"f{w[1:]}-followups.jsonl")) for w in FOLDS}
     aucs = {}
     for fold in FOLDS:
         rest = [f for f in data if f != fold]
         model = fit(np.vstack([data[f][0] for f in rest]), np.concatenate([data[f][1] for f in rest]), c)
-        x, y = data[fold]
-        if later_only:  # the rows are the changes, the chat turns, then the later turns
-            keep = np.r_[np.flatnonzero(y), np.arange(len(y) - later[fold], len(y))]
-            x, y = x[keep], y[keep]
-        aucs[fold] = float(roc_auc_score(y, model.predict_proba(x)[:, 1]))
+        x, y, later = data[fold]
+        keep = y | later if later_only else np.ones(len(y), dtype=bool)
+        aucs[fold] = float(roc_auc_score(y[keep], model.predict_proba(x[keep])[:, 1]))
     return aucs
 
 
@@ -106,7 +104,7 @@ def table(data: dict, likelihood) -> list[str]:
     from sklearn.metrics import roc_auc_score
 
     lines = [f"{'fold':5} {'changes':>7} {'other':>5} | {'AUC':>5} | {'changes above the 98th % of the other':>38}"]
-    for fold, (x, y) in data.items():
+    for fold, (x, y, _) in data.items():
         p = likelihood(x)
         if y.all():
             lines.append(f"{fold:5} {int(y.sum()):7} {0:5} |     — |")
@@ -132,7 +130,7 @@ def curve(data: dict, pairs: Path) -> list[str]:
     lines = ["share | changes | rows | " + " | ".join(f"{name}: planted@25 / @75, true@75" for name in stores)]
     for share in CURVE:
         rng = np.random.default_rng(SEED)
-        picks = {f: rng.permutation(len(y))[: max(1, int(len(y) * share))] for f, (_, y) in data.items()}
+        picks = {f: rng.permutation(len(y))[: max(1, int(len(y) * share))] for f, (_, y, _) in data.items()}
         x = np.vstack([data[f][0][i] for f, i in picks.items()])
         y = np.concatenate([data[f][1][i] for f, i in picks.items()])
         model = fit(x, y, c)

@@ -280,6 +280,9 @@ def keep_quality(note: Note, user, *, group: str | None = None, shown: Shown | N
 
 # The pair flow's four decisions, the same on both queues (pending merges and conflicts).
 PAIR_DECISIONS = ("same", "replace", "both", "unrelated")
+# What a decision is called in a note's history (``op``), the same on both queues; a conflict's
+# own record (``ConflictPair.resolution``) stores the decision itself.
+OPS = {"same": "merge", "replace": "replace", "both": "keep_both", "unrelated": "not_related"}
 _CLEAR_PENDING = {"pending_merge": False, "merge_candidate": None, "merge_similarity": None}
 
 
@@ -296,12 +299,12 @@ def _require_decision(decision: str, text: str | None) -> None:
 
 
 def keep_both_pending(
-    note: Note, user, *, group: str | None = None, shown: Shown | None = None, op: str = "keep_both", other=None
+    note: Note, user, *, group: str | None = None, shown: Shown | None = None, op: str = OPS["both"], other=None
 ) -> NoteEvent:
     """The flagged note stays a note of its own; the flag is cleared. ``op="not_related"`` also
     records that the two notes are about different things (``unrelated_to``)."""
     _require_pending(note)
-    extra = {"unrelated_to": str(other.pk)} if op == "not_related" and other is not None else None
+    extra = {"unrelated_to": str(other.pk)} if op == OPS["unrelated"] and other is not None else None
     with transaction.atomic():
         _check_shown(shown, note, other)
         return _change(
@@ -397,7 +400,7 @@ def merge_pending(
         older,
         newer,
         user,
-        op="merge",
+        op=OPS["same"],
         group=group or _new_group(),
         loser_changes=dict(_CLEAR_PENDING) if newer.pk == note.pk else {},
         winner_changes=(lambda _merged: kept_flag) if kept_flag else None,
@@ -425,13 +428,13 @@ def replace_pending(
                 note.pk,
                 {**_CLEAR_PENDING, "is_active": False},
                 actor=actor,
-                op="replace",
+                op=OPS["replace"],
                 group=group,
                 extra=superseded,
             )
             return
-        _change(older.pk, {"is_active": False}, actor=actor, op="replace", group=group, extra=superseded)
-        _change(note.pk, dict(_CLEAR_PENDING), actor=actor, op="replace", group=group)
+        _change(older.pk, {"is_active": False}, actor=actor, op=OPS["replace"], group=group, extra=superseded)
+        _change(note.pk, dict(_CLEAR_PENDING), actor=actor, op=OPS["replace"], group=group)
 
 
 def decide_pending(
@@ -464,7 +467,7 @@ def _apply_pending(
     elif decision == "both":
         keep_both_pending(note, user, group=group, shown=shown, other=candidate)
     else:
-        keep_both_pending(note, user, group=group, shown=shown, op="not_related", other=candidate)
+        keep_both_pending(note, user, group=group, shown=shown, op=OPS["unrelated"], other=candidate)
 
 
 def _decided(decision: str, older: Note | None, newer: Note, older_text: str | None, group: str) -> Decided:
@@ -522,10 +525,6 @@ def group_event(group: str) -> NoteEvent | None:
 
 
 # --- conflicts -------------------------------------------------------------------
-
-# What a decision is called in a note's history (``op``), the same on both queues; a conflict's
-# own record (``ConflictPair.resolution``) stores the decision itself.
-OPS = {"same": "merge", "replace": "replace", "both": "keep_both", "unrelated": "not_related"}
 
 
 def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
@@ -628,8 +627,7 @@ def decide_conflict(
     text: str | None = None,
     shown: Shown | None = None,
 ) -> Decided:
-    """A pair-flow decision on one conflict card, and what it did."""
-    _require_decision(decision, text)
+    """A pair-flow decision on one conflict card (checked by ``resolve_conflict``), and what it did."""
     group = group or _new_group()
     older, newer = conflict_sides(pair)
     older_text = older.content

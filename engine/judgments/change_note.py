@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.judgments import change_note_weights as fitted
-from engine.judgments.note_vectors import vectors
+from engine.judgments.note_vectors import logistic, vectors
 
 # The most notes the sweep has the model read in one night (about 2 minutes on 2 cores), and what
 # a pair it did not read counts as: undecided, so the judge alone places it.
@@ -33,8 +33,7 @@ UNDECIDED = 0.5
 
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     """The likelihood, per vector, that its note says a fact changed."""
-    z = rows @ np.asarray(fitted.WEIGHTS, dtype=np.float32) + fitted.BIAS
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    return logistic(rows, fitted.WEIGHTS, fitted.BIAS)
 
 
 def says_change(texts: list[str]) -> list[float]:

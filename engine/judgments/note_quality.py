@@ -18,15 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from engine.judgments import note_quality_weights as fitted
-from engine.judgments.note_vectors import vectors
+from engine.judgments.note_vectors import logistic, vectors
 
 LITTLE_TO_KEEP = "little_to_keep"
 
 
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     """The likelihood, per vector, that a reviewer would not keep the note."""
-    z = rows @ np.asarray(fitted.WEIGHTS, dtype=np.float32) + fitted.BIAS
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    return logistic(rows, fitted.WEIGHTS, fitted.BIAS)
 
 
 def little_to_keep(texts: list[str]) -> list[bool]:

