@@ -137,8 +137,8 @@ class ConversationStore:
             found.update(zip(turns, vectors / np.linalg.norm(vectors, axis=1, keepdims=True), strict=True))
         return np.stack([found[t] for t in texts]).astype(np.float32)
 
-    def fill(self, n: int, agent_id: str, per_call: int = 2000) -> None:
-        """Conversations written until the store holds ``n`` notes."""
+    def fill(self, n: int, agent_id: str, per_call: int = 2000, optimize: bool = True) -> None:
+        """Conversations written until the store holds ``n`` notes (then the index optimized, unless not)."""
         from engine import runtime
         from engine.errors import QualityRejected
         from engine.index.embeddings import SentenceTransformerEmbedder
@@ -171,7 +171,8 @@ class ConversationStore:
         finally:
             del embedder._encode
             embedder.cache.clear()
-        runtime.store().optimize()
+        if optimize:
+            runtime.store().optimize()
 
 
 def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> None:
@@ -288,6 +289,12 @@ def main() -> None:
         "a store like a user's; without it, bare rows and points (no links, no contexts)",
     )
     parser.add_argument(
+        "--as-written",
+        action="store_true",
+        help="with --linked: time the searches on the index as the writes left it, then after the server's "
+        "drainer optimized it (engine/index_sync/outbox.py), side by side",
+    )
+    parser.add_argument(
         "--compare-round2",
         action="store_true",
         help="also time round 2's ranking and the product's side by side (query embedding excluded)",
@@ -335,7 +342,7 @@ def main() -> None:
         for size in sorted(args.sizes):
             t0 = time.perf_counter()
             if conversations is not None:
-                conversations.fill(size, agents[0])
+                conversations.fill(size, agents[0], optimize=not args.as_written)
             elif base is not None:
                 populate(size, agents, turns, base, rng)
             load_s = time.perf_counter() - t0
@@ -347,6 +354,10 @@ def main() -> None:
 
                 prof = cProfile.Profile()
                 prof.enable()
+            if args.as_written:
+                p50, p95, mean = measure(picked, agents[0], args.limit)
+                print(f"| {size} as written | | | {args.limit} | {p50:.1f} | {p95:.1f} | {mean:.1f} | {load_s:.0f} |")
+                print(f"  the drainer's optimize: {optimize_as_served():.1f} s; load {load_average()}", flush=True)
             p50, p95, mean = measure(picked, agents[0], args.limit)
             if args.profile:
                 prof.disable()
@@ -361,6 +372,15 @@ def main() -> None:
                     print(f"  side by side, {size} notes, {name}: p50 {c50:.1f} ms, p95 {c95:.1f} ms", flush=True)
         print(f"load average at end: {load_average()}")
         runtime.close_store()
+
+
+def optimize_as_served() -> float:
+    """Seconds the server's drainer takes to optimize the index (its first pass after start-up)."""
+    from engine.index_sync import outbox
+
+    t0 = time.perf_counter()
+    outbox.Drainer().optimize_when_due()
+    return time.perf_counter() - t0
 
 
 def load_average() -> str:

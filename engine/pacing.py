@@ -43,6 +43,11 @@ def request_finished() -> None:
         _in_flight -= 1
 
 
+def in_flight() -> int:
+    """Requests being served by this process now, heavy ones included."""
+    return _in_flight
+
+
 def others_in_flight() -> int:
     """Requests in flight that are not heavy work."""
     return _in_flight - _heavy

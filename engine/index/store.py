@@ -52,6 +52,15 @@ DIGESTED_FIELDS = ("subjects", "topics")
 PAYLOAD_VERSION = "digest-1"
 # Qdrant's own vacuum thresholds, restored after an erasure's forced vacuum (EdgeStore.erase).
 VACUUM_DEFAULTS = {"deleted_threshold": 0.2, "vacuum_min_vector_number": 1000}
+# The largest segment Qdrant's merge optimizer builds, in KB of vectors (64 MB: about 43,000 notes of
+# 384 floats). The server's drainer optimizes while the server runs (engine/index_sync/outbox.py),
+# and that call holds the GIL: with Qdrant's default, each hour's new segment was merged into the
+# largest one, rebuilding it, so the pause grew with the store (100,000 notes + 8,000 new: 8–11 s);
+# capped, it builds at most one such segment (2–5 s, whatever the store's size), at the price of a
+# segment more per 43,000 notes written through the API. A bulk load's one optimize (amem_import,
+# amem_reindex) still indexes its segment whole. docs/benchmarks.md, "The index optimized while the
+# server runs".
+MAX_SEGMENT_KB = 65_536
 UNRECORDED_PAYLOAD = "plain"
 # Candidates scored on the int8 copies per result wanted, before rescoring on the float originals
 # (EdgeStore._config): 2 brought recall@10 against exact search from 0.849 to 0.866 at 100k notes,
@@ -398,7 +407,7 @@ class EdgeStore(VectorStore):
         return q.EdgeConfig(
             vectors={DENSE: dense},
             sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-            optimizers=q.EdgeOptimizersConfig(**optimizers) if optimizers else None,
+            optimizers=q.EdgeOptimizersConfig(**{"max_segment_size": MAX_SEGMENT_KB, **optimizers}),
         )
 
     def ensure_collection(self, name: str) -> None:
