@@ -89,5 +89,8 @@ def worker_exit(server, worker):
     from django.conf import settings
 
     from amem_site import server_record
+    from engine.index_sync import outbox
+
+    outbox.stop()  # its last round writes what it held in memory (the searches' heat counts)
 
     server_record.remove(settings.AMEM_DATA_DIR)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.db import close_old_connections, connection, transaction
 
@@ -100,7 +100,14 @@ class Drainer:
             except Exception:
                 log.exception("outbox drain failed, notes stay dirty")
             finally:
+                _run_round_hooks()
                 connection.close()
+        # Stopping: what the hooks hold in memory is written before the thread ends.
+        try:
+            close_old_connections()
+            _run_round_hooks()
+        finally:
+            connection.close()
 
     def optimize_when_due(self) -> bool:
         """Optimize the index if ``optimize_every`` has passed and no request is in flight; whether it did."""
@@ -144,6 +151,35 @@ def stop() -> None:
         drainer, _drainer = _drainer, None
     if drainer is not None:
         drainer.stop()
+
+
+def running() -> bool:
+    """Whether this process runs a drainer (the server), so work may wait for its next round."""
+    drainer = _drainer
+    return drainer is not None and drainer.running
+
+
+# Called after every round of the drainer, in its thread: work a request left to the background
+# (the heat counts of searches, engine/retrieval/heat.py) registers here, since the layers below
+# it may not import it.
+_round_hooks: list[Callable[[], None]] = []
+
+
+def each_round(hook: Callable[[], None]) -> None:
+    """Call ``hook`` after each of the drainer's rounds from now on (once, however often registered)."""
+    with _lock:
+        if hook not in _round_hooks:
+            _round_hooks.append(hook)
+
+
+def _run_round_hooks() -> None:
+    with _lock:
+        hooks = list(_round_hooks)
+    for hook in hooks:
+        try:
+            hook()
+        except Exception:  # one hook's failure (a database gone away) must not stop the drainer
+            log.exception("the drainer's round hook %s failed", getattr(hook, "__qualname__", hook))
 
 
 def kick() -> None:

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import threading
 import uuid
+from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from django.db import OperationalError, connection
 
 from engine import locking
+from engine.index_sync import outbox
 from memories import raw_rows
 from memories.models import Note
 
@@ -81,16 +84,58 @@ def heat_bonus(note: Recalled, now: dt.datetime, weight: float, step: float = SC
     return step * level
 
 
-@locking.retry_on_conflict
 def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
     """Count one retrieval of these notes (a search's returned matches).
 
-    A note another transaction holds locked at this instant (a write folding into it, the
-    indexer marking it; on SQLite, any write transaction longer than a moment) is not counted this time: heat only breaks ties, while a bump that
-    waited for locks could deadlock with another search's bump and fail the search
-    (engine/locking.py).
+    In the server (a process whose outbox drainer runs) the count is kept in memory and written by
+    the drainer's next round, within ``outbox.INTERVAL`` seconds, off the request: a search then
+    writes nothing. A crash loses the retrievals of those last seconds; heat only breaks ties, and
+    the notes are not touched otherwise. Elsewhere (commands, the nightly worker, tests) it is
+    written at once.
     """
     ids = [i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in note_ids]
+    if not ids:
+        return
+    if outbox.running():
+        with _pending_lock:
+            for note_id in ids:
+                count, _ = _pending.get(note_id, (0, now))
+                _pending[note_id] = (count + 1, now)
+        outbox.each_round(flush_heat)
+        return
+    _count(ids, 1, now)
+
+
+# Retrievals counted in this process and not yet written: note id → (how many, the latest moment).
+_pending: dict[uuid.UUID, tuple[int, dt.datetime]] = {}
+_pending_lock = threading.Lock()
+
+
+def flush_heat() -> None:
+    """Write the retrievals counted since the last flush (the drainer's rounds call this)."""
+    global _pending
+    with _pending_lock:
+        taken, _pending = _pending, {}
+    groups: dict[int, list[uuid.UUID]] = defaultdict(list)
+    for note_id, (count, _) in taken.items():
+        groups[count].append(note_id)
+    # One statement per distinct count; ``last_accessed`` is the flush's latest moment for all of
+    # them, at most a round later than a note's own (heat ages over days).
+    latest = max((when for _, when in taken.values()), default=None)
+    for count, ids in groups.items():
+        assert latest is not None
+        _count(ids, count, latest)
+
+
+@locking.retry_on_conflict
+def _count(ids: list[uuid.UUID], count: int, now: dt.datetime) -> None:
+    """``count`` more retrievals of these notes, the last at ``now``.
+
+    A note another transaction holds locked at this instant (a write folding into it, the
+    indexer marking it; on SQLite, any write transaction longer than a moment) is not counted this
+    time: heat only breaks ties, while waiting for locks could deadlock with another writer of heat
+    and fail it (engine/locking.py).
+    """
     table = connection.ops.quote_name(Note._meta.db_table)  # the columns are the fields' names
     if connection.vendor == "postgresql":
         # Only the rows free now (``FOR UPDATE SKIP LOCKED`` in a subquery, as ``locking.free_rows``
@@ -99,7 +144,7 @@ def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
         # (docs/benchmarks.md, "Where the time goes"), and it refuses ``select_for_update`` outside
         # a transaction, even in a subquery.
         _count_retrieval(
-            f"id IN (SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE SKIP LOCKED)", [ids], now
+            f"id IN (SELECT id FROM {table} WHERE id = ANY(%s) ORDER BY id FOR UPDATE SKIP LOCKED)", [ids], count, now
         )
         return
     try:
@@ -108,19 +153,19 @@ def bump_heat(note_ids: Sequence, now: dt.datetime) -> None:
             # caller's). The ORM's form (a transaction, a SELECT of the free rows, the UPDATE and
             # the COMMIT, each compiled) cost 1.7 ms of a 20 ms search at 10k notes.
             keys = [raw_rows.as_key(Note, i) for i in ids]
-            _count_retrieval(f"id IN ({raw_rows.placeholders(keys)})", keys, now)
+            _count_retrieval(f"id IN ({raw_rows.placeholders(keys)})", keys, count, now)
     except OperationalError as exc:
         if not locking.is_busy(exc):
             raise
-        # SQLite: a long write holds the database; this retrieval goes uncounted, the search answers.
+        # SQLite: a long write holds the database; these retrievals go uncounted.
 
 
-def _count_retrieval(where: str, params: list[Any], now: dt.datetime) -> None:
-    """One more retrieval, at ``now``, of the notes ``where`` selects (SQL with ``%s`` for ``params``)."""
+def _count_retrieval(where: str, params: list[Any], count: int, now: dt.datetime) -> None:
+    """``count`` more retrievals, the last at ``now``, of the notes ``where`` selects (SQL, ``%s`` for ``params``)."""
     table = connection.ops.quote_name(Note._meta.db_table)
     at = Note._meta.get_field("last_accessed").get_db_prep_value(now, connection)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET retrieval_count = retrieval_count + 1, last_accessed = %s WHERE {where}",
-            [at, *params],
+            f"UPDATE {table} SET retrieval_count = retrieval_count + %s, last_accessed = %s WHERE {where}",
+            [count, at, *params],
         )
