@@ -14,13 +14,21 @@ from memories.models import Note
 
 
 @pytest.fixture
-def drainer(monkeypatch, store):
-    """A drainer running in this process, as in the server; it wakes only when kicked."""
-    running = outbox.Drainer(interval=3600, optimize_every=0)
-    monkeypatch.setattr(outbox, "_drainer", running)
-    running.start()
-    yield running
-    running.stop()
+def start_drainer(monkeypatch, store):
+    """Starts a drainer in this process, as in the server, that wakes only when kicked. Tests write
+    their notes first: a write kicks a running drainer, whose round would race the assertions."""
+    started: list[outbox.Drainer] = []
+
+    def start() -> outbox.Drainer:
+        running = outbox.Drainer(interval=3600, optimize_every=0)
+        monkeypatch.setattr(outbox, "_drainer", running)
+        running.start()
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop()
 
 
 def _counts(*notes: Note) -> list[int]:
@@ -36,10 +44,11 @@ def _wait_for(predicate, seconds: float = 30.0) -> bool:
     return False
 
 
-def test_a_search_writes_no_heat_the_drainers_next_round_writes_every_count(transactional_db, alice, drainer):
+def test_a_search_writes_no_heat_the_drainers_next_round_writes_every_count(transactional_db, alice, start_drainer):
     one, two = add_episodic_batch(
         alice, [EpisodicItem("Anchor and kettle by the door."), EpisodicItem("Violin on Monday.")]
     )
+    drainer = start_drainer()
     before = timezone.now()
     bump_heat([one.pk, two.pk], before)
     bump_heat([str(one.pk)], timezone.now())  # ids as strings, as well
@@ -50,8 +59,9 @@ def test_a_search_writes_no_heat_the_drainers_next_round_writes_every_count(tran
         assert note.last_accessed is not None and note.last_accessed >= before
 
 
-def test_stopping_the_drainer_writes_what_it_held(transactional_db, alice, drainer):
+def test_stopping_the_drainer_writes_what_it_held(transactional_db, alice, start_drainer):
     (note,) = add_episodic_batch(alice, [EpisodicItem("Anchor and kettle by the door.")])
+    drainer = start_drainer()
     bump_heat([note.pk], timezone.now())
     drainer.stop()
     assert _counts(note) == [1]
