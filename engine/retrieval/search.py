@@ -108,8 +108,8 @@ class Ranking:
     ) -> tuple[list[Hit], list[Hit], float]:
         """The dense leg's hits, the BM25 leg's, and the dense leg's vote in the fusion."""
         vote = self.dense_vote(query)
-        dense = store.query_dense(collection, qvec, flt, pool) if vote > 0 and qvec is not None else []
-        return dense, store.query_sparse(collection, bm25_query_vector(terms), flt, pool), vote
+        dense, lexical = store.query_legs(collection, qvec if vote > 0 else None, bm25_query_vector(terms), flt, pool)
+        return dense, lexical, vote
 
     def dense_vote(self, query: str) -> float:
         # An English-only model's vote on a Chinese query is noise (engine/retrieval/language.py).

@@ -133,6 +133,18 @@ def test_an_empty_sparse_query_returns_nothing(vs):
     assert vs.query_sparse(C, bm25_query_vector([]), IndexFilter(), 10) == []
 
 
+def test_both_legs_in_one_call_answer_as_the_two_queries(vs):
+    cat, dog = point("the cat sat", unit(0)), point("the dog ran", unit(1))
+    foreign = point("the cat too", unit(0), agent_id="b")
+    vs.upsert(C, [cat, dog, foreign])
+    mine, words = IndexFilter((Eq("agent_id", "a"),)), bm25_query_vector(tokenize("cat"))
+    legs = vs.query_legs(C, unit(0), words, mine, 10)
+    assert legs == (vs.query_dense(C, unit(0), mine, 10), vs.query_sparse(C, words, mine, 10))
+    assert [h.id for h in legs[1]] == [cat.id]
+    assert vs.query_legs(C, None, words, mine, 10) == ([], legs[1])  # no dense vote: no dense leg
+    assert vs.query_legs(C, unit(1), bm25_query_vector([]), mine, 10) == (vs.query_dense(C, unit(1), mine, 10), [])
+
+
 def test_both_legs_keep_inside_the_filter(vs):
     lexical = point("qdrant shard folder", unit(5))
     dense = point("unrelated words", unit(0))

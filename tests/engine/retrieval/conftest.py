@@ -64,6 +64,8 @@ class ScriptedDense:
     def query_dense(self, collection, vector, flt, limit):
         return self.dense[:limit]
 
+    query_legs = VectorStore.query_legs  # both legs through the two methods here, not the real store's one call
+
     def __getattr__(self, name):
         return getattr(self.real, name)
 
@@ -78,6 +80,8 @@ class RecordingStore:
 
     def __getattr__(self, name):
         return getattr(self.real, name)
+
+    query_legs = VectorStore.query_legs  # both legs through the two methods here
 
     def query_dense(self, collection, vector, flt, limit):
         self.filters["dense"].append(flt)
