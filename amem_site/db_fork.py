@@ -8,7 +8,7 @@ only hands them back to that pool, so every child inherited the pool and its ope
 Two processes then spoke on one socket: the pusher received the worker's results ("the last
 operation didn't produce records"), saves "did not affect any rows", processes died.
 
-Two hooks, registered by memories/apps.py for every fork of the process. Just before it,
+Two hooks, registered by amem_site/apps.py for every fork of the process. Just before it,
 ``close_before_fork`` hands back the forking thread's connection and closes the pools, so
 the child inherits none. Right after it, in the child, ``forget_inherited_connections``
 deals with whatever was left (a connection inside a transaction): the child drops the pool and connection objects it inherited and closes

@@ -418,7 +418,7 @@ AMEM_LLM_ENV = env_prefixed(
 )
 AMEM_LLM: dict[str, object] = {}
 # A malformed LLM variable (e.g. AMEM_LLM_TIMEOUT=soon) stops start-up, naming it: checked by
-# memories/apps.py when Django starts (settings only read the environment).
+# amem_site/apps.py when Django starts (settings only read the environment).
 
 # --- Task queue (django-q2) --------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 ``check_configuration`` loads settings.py (every variable, strictly: one line naming it) and
 resolves the LLM configuration from them. manage.py runs it through Django's start-up
-(memories/apps.py) and prints the line with exit 2; gunicorn.conf.py runs it in the master,
+(amem_site/apps.py) and prints the line with exit 2; gunicorn.conf.py runs it in the master,
 before any worker forks, so a bad value never gets as far as gunicorn's own "worker failed
 to boot" (exit 3) and its traceback.
 """

@@ -20,7 +20,7 @@ from engine.llm.offline import OfflineRules
 _store: VectorStore | None = None
 _model_override: str | None = None
 _llm: LLM | None = None
-_llm_recorder: Recorder | None = None  # set by the memories app (memories/apps.py)
+_llm_recorder: Recorder | None = None  # set when Django starts (amem_site/apps.py)
 _lock = threading.Lock()
 # Set by the serving process once the model a write needs is loaded (amem_site/wsgi.py); a
 # process that never warms up (a command, a test) is not waiting for anything.
@@ -99,8 +99,8 @@ def close_store() -> None:
 
 
 def set_llm_recorder(recorder: Recorder | None) -> None:
-    """Who keeps a row per model call: the memories app registers its recorder when Django starts
-    (memories/apps.py), so the engine needs no import of the models' accounting code."""
+    """Who keeps a row per model call: the site registers memories' recorder when Django starts
+    (amem_site/apps.py), so the engine needs no import of the models' accounting code."""
     global _llm_recorder
     _llm_recorder = recorder
 
