@@ -49,6 +49,9 @@ class EngineConfig:
     # per agent reach the queues (the likeliest first; the rest wait for the next night).
     sweep_neighbours: int = 8
     review_budget: int = 25
+    # A note whose pair keeps missing the night's budget competes this many days after it was
+    # written or changed, then its pair is dropped (it is not carried, and judged, forever).
+    sweep_window_days: int = 14
     nightly_cron: str = "30 2 * * *"
     daytime_cron: str = "15 * * * *"
     # Memory layers: the forgetting-curve blend (0 = off), episode idle close, their schedules

@@ -21,11 +21,15 @@ The pair judge (engine/judgments/triage.py) decides what a person sees:
 at most ``review_budget`` new cards per agent a night, the likeliest change first (the judge and the
 change model, engine/judgments/change_note.py, read the pair and the newer note), and at most
 one card per note a night (on a real store one long chat turn otherwise sat in nine cards); notes
-whose pairs did not fit stay unscanned and come first the next night. Nothing is merged, retired
-or cleared here.
+whose pairs did not fit stay unscanned and are weighed again the next night, for at most
+``sweep_window_days`` (14) after the note was written or changed: then the pair is dropped
+(counted ``dropped``), so a store's backlog of pairs that never make the budget is not judged
+every night forever. Nothing is merged, retired or cleared here.
 """
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import numpy as np
 from django.db import transaction
@@ -89,7 +93,13 @@ def run(step: Step) -> None:
         if _open(step, judged, newer):
             opened += 1
             carded |= {newer.pk, judged.other.pk}
-    _stamp([kept[i] for i in fresh if kept[i].pk not in deferred])
+    # A pair that kept missing the budget through the window is dropped: its note is stamped as
+    # scanned, so it is neither judged nor read by the model again until it changes.
+    stale_before = timezone.now() - timedelta(days=step.cfg.sweep_window_days)
+    dropped = {kept[i].pk for i in fresh if kept[i].pk in deferred and kept[i].updated_at < stale_before}
+    if dropped:
+        step.count("dropped", len(dropped))
+    _stamp([kept[i] for i in fresh if kept[i].pk not in deferred or kept[i].pk in dropped])
     step.count("scanned", len(fresh))
 
 

@@ -316,6 +316,25 @@ def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, co
     assert cards() == [{cue_words.pk, coach.pk}]
 
 
+def test_a_pair_that_missed_the_budget_through_the_window_is_dropped_not_weighed_again(
+    alice, config, cue_words_and_a_sale
+):
+    cue_words = cue_words_and_a_sale[1]
+    config(review_budget=1)
+    wrote(alice)
+    # The cue words were written three weeks ago: their pair had its fortnight of nights.
+    Note.objects.filter(pk=cue_words.pk).update(updated_at=timezone.now() - timedelta(days=21))
+    first = offline_sweep(alice)
+    assert first.counts["deferred"] == 1 and first.counts["dropped"] == 1
+    second = offline_sweep(alice)
+    assert "deferred" not in second.counts and "read_by_model" not in second.counts  # nothing weighed again
+    assert not ConflictPair.objects.filter(note_a=cue_words).exists()
+    assert not Note.objects.get(pk=cue_words.pk).pending_merge
+    # Changed, it competes again.
+    Note.objects.filter(pk=cue_words.pk).update(updated_at=timezone.now())
+    assert offline_sweep(alice).counts["scanned"] == 1
+
+
 def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch, cue_words_and_a_sale):
     from engine.judgments import change_note
 
