@@ -22,7 +22,8 @@ at most ``review_budget`` new cards per agent a night, the likeliest change firs
 change model, engine/judgments/change_note.py, read the pair and the newer note), and at most
 one card per note a night (on a real store one long chat turn otherwise sat in nine cards); notes
 whose pairs did not fit stay unscanned and are weighed again the next night, for at most
-``sweep_window_days`` (14) after the note was written or changed: then the pair is dropped
+``sweep_window_days`` (14) from the first night it did not fit (``sweep_deferred_since``; a
+change to the note starts it again): then the pair is dropped
 (counted ``dropped``), so a store's backlog of pairs that never make the budget is not judged
 every night forever. Nothing is merged, retired or cleared here.
 """
@@ -93,14 +94,27 @@ def run(step: Step) -> None:
         if _open(step, judged, newer):
             opened += 1
             carded |= {newer.pk, judged.other.pk}
-    # A pair that kept missing the budget through the window is dropped: its note is stamped as
-    # scanned, so it is neither judged nor read by the model again until it changes.
-    stale_before = timezone.now() - timedelta(days=step.cfg.sweep_window_days)
-    dropped = {kept[i].pk for i in fresh if kept[i].pk in deferred and kept[i].updated_at < stale_before}
+    dropped = _drop_stale([kept[i] for i in fresh if kept[i].pk in deferred], step.cfg.sweep_window_days)
     if dropped:
         step.count("dropped", len(dropped))
     _stamp([kept[i] for i in fresh if kept[i].pk not in deferred or kept[i].pk in dropped])
     step.count("scanned", len(fresh))
+
+
+def _drop_stale(deferred: list[Note], window_days: int) -> set[object]:
+    """The deferred notes whose pair has missed the budget for ``window_days`` since it was first
+    deferred (or since the note last changed): dropped, to be stamped as scanned, so they are
+    neither judged nor read by the change model again until they change. The others are marked
+    with the night they were first deferred."""
+    now = timezone.now()
+    # A mark older than the note's last change belongs to an earlier text: its window starts again.
+    since = {
+        n.pk: n.sweep_deferred_since
+        for n in deferred
+        if n.sweep_deferred_since and n.sweep_deferred_since >= n.updated_at
+    }
+    Note.objects.filter(pk__in=[n.pk for n in deferred if n.pk not in since]).update(sweep_deferred_since=now)
+    return {pk for pk, at in since.items() if at <= now - timedelta(days=window_days)}
 
 
 def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> list[triage.Triage]:
@@ -201,4 +215,6 @@ def _stamp(notes: list[Note]) -> None:
     stamp = timezone.now()
     for note in notes:
         # Only notes unchanged since they were read: a changed one is judged again next time.
-        Note.objects.filter(pk=note.pk, revision=note.revision).update(conflict_scanned_at=stamp)
+        Note.objects.filter(pk=note.pk, revision=note.revision).update(
+            conflict_scanned_at=stamp, sweep_deferred_since=None
+        )

@@ -203,6 +203,9 @@ class Note(CheckedIds, models.Model):
     conflict = models.BooleanField(default=False)
     conflict_reason = models.TextField(blank=True)
     conflict_scanned_at = models.DateTimeField(null=True, blank=True)
+    # When the offline pair sweep first left this note's pair for a later night (over budget);
+    # after ``sweep_window_days`` of that the pair is dropped (engine/maintenance/pair_sweep.py).
+    sweep_deferred_since = models.DateTimeField(null=True, blank=True, editable=False)
     merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     # Outbox (docs/architecture.md §2): set in the same transaction as any indexed change,

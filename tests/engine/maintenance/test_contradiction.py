@@ -322,17 +322,25 @@ def test_a_pair_that_missed_the_budget_through_the_window_is_dropped_not_weighed
     cue_words = cue_words_and_a_sale[1]
     config(review_budget=1)
     wrote(alice)
-    # The cue words were written three weeks ago: their pair had its fortnight of nights.
-    Note.objects.filter(pk=cue_words.pk).update(updated_at=timezone.now() - timedelta(days=21))
     first = offline_sweep(alice)
-    assert first.counts["deferred"] == 1 and first.counts["dropped"] == 1
-    second = offline_sweep(alice)
-    assert "deferred" not in second.counts and "read_by_model" not in second.counts  # nothing weighed again
+    assert first.counts["deferred"] == 1 and "dropped" not in first.counts
+    marked = Note.objects.get(pk=cue_words.pk).sweep_deferred_since
+    assert marked is not None
+    # Fifteen nights later, every one of them full: the pair had its fortnight.
+    Note.objects.filter(pk=cue_words.pk).update(
+        updated_at=marked - timedelta(days=16), sweep_deferred_since=marked - timedelta(days=15)
+    )
+    config(review_budget=0)
+    assert offline_sweep(alice).counts["dropped"] == 1
+    config(review_budget=1)
+    assert "deferred" not in offline_sweep(alice).counts  # not weighed again
     assert not ConflictPair.objects.filter(note_a=cue_words).exists()
     assert not Note.objects.get(pk=cue_words.pk).pending_merge
-    # Changed, it competes again.
+    # Changed, it competes again, and tonight it fits.
     Note.objects.filter(pk=cue_words.pk).update(updated_at=timezone.now())
-    assert offline_sweep(alice).counts["scanned"] == 1
+    offline_sweep(alice)
+    assert Note.objects.get(pk=cue_words.pk).sweep_deferred_since is None
+    assert ConflictPair.objects.filter(note_a=cue_words).exists() or Note.objects.get(pk=cue_words.pk).pending_merge
 
 
 def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch, cue_words_and_a_sale):
