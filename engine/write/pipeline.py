@@ -396,7 +396,6 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
     fields = construct(text, agent.pk, note_type=given.note_type)
     vector = recipe_vectors([(text, fields)])[0]
     found = linking.candidates(agent, vector, cfg)
-    conflict = None
     ask = None
     similar = decision.action == dedup.FLAG and decision.target is not None
     if similar and not runtime.llm().is_offline("evolution_judge"):
@@ -434,7 +433,7 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
     )
     note.write_key = Note.exact_key(note.content_hash, note.subjects)
     try:
-        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin, conflict)
+        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin)
     except IntegrityError:
         # A concurrent write of the same text committed first (note_unique_active_write_key):
         # the same answer it would have got a moment later from L1.
@@ -453,19 +452,17 @@ def _store_insert(
     evolve_plan,
     triples,
     origin: str,
-    conflict: tuple[Note, str, triage.Triage | None] | None = None,
 ) -> WriteResult:
     agent, text = given.agent, given.checked.text
     flagged = note.pending_merge
     with transaction.atomic():
         note.save(force_insert=True)
         made = facts.record_from_note(note, agent, triples, origin)
-        if conflict is None and origin == "llm":
-            conflict = _closed_by_facts(note, agent, made)
-            if conflict is not None and note.pending_merge:
-                # The facts layer is surer than a question: the pair is a conflict, not a merge.
-                Note.objects.filter(pk=note.pk).update(pending_merge=False, merge_guess="", merge_reason="")
-                flagged = False
+        conflict = _closed_by_facts(note, agent, made) if origin == "llm" else None
+        if conflict is not None and note.pending_merge:
+            # The facts layer is surer than a question: the pair is a conflict, not a merge.
+            Note.objects.filter(pk=note.pk).update(pending_merge=False, merge_guess="", merge_reason="")
+            flagged = False
         conflicting = conflict[0] if conflict is not None else None
         linked = linking.create(note, link_plan, agent.pk, given.actor)
         NoteEvent.objects.create(
