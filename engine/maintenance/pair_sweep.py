@@ -45,6 +45,9 @@ from memories import access
 from memories.models import ConflictPair, Note, NoteEvent
 
 
+MARK_CHUNK = 500
+
+
 def run(step: Step) -> None:
     if runtime.llm().conflict_scan_available:
         step.skip("a model reads contradictions: contradiction_sweep sends it the notes")
@@ -113,7 +116,9 @@ def _drop_stale(deferred: list[Note], window_days: int) -> set[object]:
         for n in deferred
         if n.sweep_deferred_since and n.sweep_deferred_since >= n.updated_at
     }
-    Note.objects.filter(pk__in=[n.pk for n in deferred if n.pk not in since]).update(sweep_deferred_since=now)
+    unmarked = [n.pk for n in deferred if n.pk not in since]
+    for start in range(0, len(unmarked), MARK_CHUNK):  # a night may defer more notes than SQLite takes parameters
+        Note.objects.filter(pk__in=unmarked[start : start + MARK_CHUNK]).update(sweep_deferred_since=now)
     return {pk for pk, at in since.items() if at <= now - timedelta(days=window_days)}
 
 
