@@ -44,7 +44,6 @@ from engine.maintenance.runner import Step
 from memories import access
 from memories.models import ConflictPair, Note, NoteEvent
 
-
 MARK_CHUNK = 500
 
 
