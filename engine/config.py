@@ -49,8 +49,9 @@ class EngineConfig:
     # per agent reach the queues (the likeliest first; the rest wait for the next night).
     sweep_neighbours: int = 8
     review_budget: int = 25
-    # A note whose pair keeps missing the night's budget competes this many days after it was
-    # written or changed, then its pair is dropped (it is not carried, and judged, forever).
+    # A note whose pair keeps missing the night's budget competes this many days from the first
+    # night it did not fit (a change to the note starts again), then its pair is dropped: it is
+    # not carried, and judged, forever (engine/maintenance/pair_sweep.py).
     sweep_window_days: int = 14
     nightly_cron: str = "30 2 * * *"
     daytime_cron: str = "15 * * * *"
