@@ -116,25 +116,23 @@ def _outbox() -> Iterator[Metric]:
 
 
 def _review_queues() -> Metric:
-    from memories.models import ConflictPair, Note
+    from memories.models import Note, Pair
 
     queues = family("amem_review_queue")
     notes = (
         Note.objects.filter(is_active=True, erased_at__isnull=True)
         .values("agent_id")
-        .annotate(
-            pending_merge=Count("pk", filter=Q(pending_merge=True)),
-            low_quality=Count("pk", filter=Q(low_quality=True)),
-        )
+        .annotate(low_quality=Count("pk", filter=Q(low_quality=True)))
     )
+    waiting: dict[tuple[str, str], int] = {}
     for agent in notes:
-        queues.add_metric([agent["agent_id"], "pending_merge"], agent["pending_merge"])
         queues.add_metric([agent["agent_id"], "low_quality"], agent["low_quality"])
-    open_pairs = (
-        ConflictPair.objects.filter(status=ConflictPair.OPEN).values("note_a__agent_id").annotate(n=Count("pk"))
-    )
-    for pairs in open_pairs:
-        queues.add_metric([pairs["note_a__agent_id"], "conflicts"], pairs["n"])
+        waiting[(agent["agent_id"], "pending_merge")] = 0
+    for row in Pair.objects.open().values("newer__agent_id", "kind").annotate(n=Count("pk")):
+        queue = "pending_merge" if row["kind"] == Pair.MERGE else "conflicts"
+        waiting[(row["newer__agent_id"], queue)] = row["n"]
+    for (agent_id, queue), n in waiting.items():
+        queues.add_metric([agent_id, queue], n)
     return queues
 
 

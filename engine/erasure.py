@@ -7,8 +7,8 @@ note, every note about a subject, a whole agent. For each erased note, in one tr
   embedding cleared, ``is_active=False``, ``erased_at`` set (never restored, never indexed);
 * its history stays as content-free events (action, actor, time; ``before``/``after``
   emptied) plus one ``erase`` event saying how many were scrubbed;
-* links to and from it are dropped, conflict pairs with it deleted (the other side's
-  conflict flag cleared), merge pointers at it cleared;
+* links to and from it are dropped, pairs with it (conflicts, waiting merges) deleted, merge
+  pointers at it cleared;
 * facts read only from erased notes are deleted; facts with other sources keep those;
 * an episode whose turns were erased gets its summary regenerated from the turns left
   (the extractive summary, no model), or is erased with its summary when none are left;
@@ -40,7 +40,6 @@ from memories.ids import check_subject
 from memories.models import (
     SHARED_AGENT,
     Agent,
-    ConflictPair,
     CoreBlock,
     Episode,
     Erasure,
@@ -48,6 +47,7 @@ from memories.models import (
     Link,
     Note,
     NoteEvent,
+    Pair,
 )
 
 log = logging.getLogger("engine.erasure")
@@ -72,11 +72,6 @@ TOMBSTONE: dict[str, object] = {
     "session": "",
     "is_active": False,
     "low_quality_reasons": [],
-    "pending_merge": False,
-    "merge_candidate": None,
-    "merge_similarity": None,
-    "conflict": False,
-    "conflict_reason": "",
     "index_dirty": True,
 }
 
@@ -241,10 +236,7 @@ def _erase_notes(plan: Plan, actor: str) -> None:
     if not ids:
         return
     plan.add("links", Link.objects.filter(Q(source_id__in=ids) | Q(target_id__in=ids)).delete()[0])
-    _drop_conflicts(plan)
-    Note.objects.filter(merge_candidate_id__in=ids).exclude(pk__in=ids).update(
-        merge_candidate=None, pending_merge=False, merge_similarity=None
-    )
+    plan.add("pairs", Pair.objects.touching(ids).delete()[0])
     Note.objects.filter(merged_into_id__in=ids).update(merged_into=None)
     _trim_facts(plan)
     per_note = dict(
@@ -257,21 +249,6 @@ def _erase_notes(plan: Plan, actor: str) -> None:
     )
     Note.objects.filter(pk__in=list(ids)).update(**TOMBSTONE, erased_at=now, revision=F("revision") + 1)
     _scrub_admin_log(ids)
-
-
-def _drop_conflicts(plan: Plan) -> None:
-    ids = plan.note_ids
-    pairs = ConflictPair.objects.filter(Q(note_a_id__in=ids) | Q(note_b_id__in=ids))
-    partners = {p for a, b in pairs.values_list("note_a_id", "note_b_id") for p in (a, b)} - ids
-    plan.add("conflicts", pairs.delete()[0])
-    still = {
-        p
-        for a, b in ConflictPair.objects.filter(status=ConflictPair.OPEN)
-        .filter(Q(note_a_id__in=partners) | Q(note_b_id__in=partners))
-        .values_list("note_a_id", "note_b_id")
-        for p in (a, b)
-    }
-    Note.objects.filter(pk__in=partners - still, conflict=True).update(conflict=False, conflict_reason="")
 
 
 def _trim_facts(plan: Plan) -> None:

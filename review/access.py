@@ -11,10 +11,10 @@ from __future__ import annotations
 import uuid
 
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import Http404
 
-from memories.models import SHARED_AGENT, Agent, ConflictPair, Note
+from memories.models import SHARED_AGENT, Agent, Note, Pair
 
 # What request.user is: Django's own user model (the project sets no AUTH_USER_MODEL; Agent.reviewers
 # points to it) or the anonymous user.
@@ -66,18 +66,23 @@ def get_note(user: RequestUser, note_id: object) -> Note:
     return note
 
 
-def conflicts_for(user: RequestUser) -> QuerySet[ConflictPair]:
-    """Conflict pairs (open or decided) both of whose notes the user may review."""
+def pairs_for(user: RequestUser) -> QuerySet[Pair]:
+    """Pairs (open or decided) the user may review: a conflict when they may review both notes,
+    a merge when they may review the newer (its card hides an older note of another agent)."""
     ids = agent_ids_for(user)
-    return ConflictPair.objects.select_related("note_a", "note_b").filter(
-        note_a__agent_id__in=ids, note_b__agent_id__in=ids
-    )
+    both = Q(older__agent_id__in=ids) | Q(kind=Pair.MERGE)
+    return Pair.objects.select_related("older", "newer").filter(Q(newer__agent_id__in=ids) & both)
 
 
-def get_conflict(user: RequestUser, pair_id: object) -> ConflictPair:
-    """A conflict pair both of whose notes the user may review, else 404."""
+def get_pair(user: RequestUser, pair_id: object) -> Pair:
+    """A pair the user may review, else 404."""
     key = str(pair_id)
-    pair = conflicts_for(user).filter(pk=int(key) if key.isdigit() else -1).first()
+    pair = pairs_for(user).filter(pk=int(key) if key.isdigit() else -1).first()
     if pair is None:
-        raise Http404("no such conflict")
+        raise Http404("no such pair")
     return pair
+
+
+def older_hidden(user: RequestUser, pair: Pair) -> bool:
+    """Whether the pair's older note belongs to an agent the user may not review (its card hides it)."""
+    return not may_review(user, pair.older.agent_id)

@@ -84,7 +84,7 @@ BULK_QUEUES = {"quality": "note", "merges": "pair", "conflicts": "conflict"}
 
 
 class BulkForm(BackForm):
-    """One action on the selected cards of a queue: note ids, or conflict ids on the conflicts queue.
+    """One action on the selected cards of a queue: note ids on the quality queue, pair ids on the others.
 
     ``step`` "preview" (the default) answers with what the action will do to each card; "run"
     does it, checking each card against the version the preview showed (``shown``: one
@@ -101,9 +101,9 @@ class BulkForm(BackForm):
         self.queue = queue
 
     def clean_ids(self) -> list:
-        """Conflict numbers or note ids; one that is neither selects nothing, like a card that is not yours."""
+        """Pair numbers or note ids; one that is neither selects nothing, like a card that is not yours."""
         ids = self.cleaned_data["ids"]
-        if BULK_QUEUES.get(self.queue) == "conflict":
+        if self.queue in ("merges", "conflicts"):
             return [int(i) for i in ids if i.isdigit()]
         return [key for key in map(_uuid, ids) if key is not None]
 

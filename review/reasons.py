@@ -1,7 +1,7 @@
 """What the machine thought, in words a person reads: guesses, who found a pair, why a note was flagged.
 
-The curation jobs store codes (``merge_guess``, ``opened_by``, ``low_quality_reasons``) and, since
-they explain themselves, a reason in plain words (``merge_reason``, a conflict's ``reason``).
+The curation jobs store codes (a pair's ``guess`` and ``opened_by``, ``low_quality_reasons``) and,
+since they explain themselves, a reason in plain words (a pair's ``reason``).
 Pairs flagged before that (no guess, nobody named as the finder) carry a rule's shorthand with
 stemmed tokens ("negation: … bookkeep dayton famili"); the cards show what differs instead.
 """
@@ -9,7 +9,7 @@ stemmed tokens ("negation: … bookkeep dayton famili"); the cards show what dif
 from __future__ import annotations
 
 from engine.config import get_config
-from memories.models import ConflictPair, Note
+from memories.models import Pair
 
 GUESSES = {
     "same": "Same fact said twice?",
@@ -20,6 +20,8 @@ GUESSES = {
 GUESSED_DECISION = {"same": "same", "change": "replace", "both": "both"}
 FOUND_BY = {
     "rules": "found by rules",
+    "write": "found when it was written",
+    "import": "imported",
     "facts": "found when a single-valued fact changed",
     "model": "decided by the model",
 }
@@ -47,21 +49,17 @@ def quality_reason(code: str) -> str:
     return words.get(code) or f"Flagged: {code.replace('_', ' ')}."
 
 
-def merge_guess(note: Note) -> tuple[str, str, str]:
-    """(guess code, guess in words, reason in words) of a pending merge; the reason is "" for a
-    pair flagged before reasons were written (the card shows what differs instead)."""
-    guess = note.merge_guess or ""
-    if not guess:
+def pair_guess(pair: Pair) -> tuple[str, str, str]:
+    """(guess code, guess in words, reason in words) of a pair; the reason is "" for a pair opened
+    before reasons were written (the card shows what differs instead). A conflict's guess is a change."""
+    if pair.kind == Pair.CONFLICT:
+        if not pair.opened_by:
+            return "change", "Flagged as contradicting before reasons were written in words", ""
+        return "change", GUESSES["change"], pair.reason or ""
+    if not pair.guess:
         return "", "Flagged as alike before guesses existed", ""
-    return guess, GUESSES.get(guess, guess), note.merge_reason or ""
+    return pair.guess, GUESSES.get(pair.guess, pair.guess), pair.reason or ""
 
 
-def conflict_guess(pair: ConflictPair) -> tuple[str, str, str]:
-    """(guess code, guess in words, reason in words) of a conflict: a conflict's guess is a change."""
-    if not pair.opened_by:
-        return "change", "Flagged as contradicting before reasons were written in words", ""
-    return "change", GUESSES["change"], pair.reason or ""
-
-
-def found_by(pair: ConflictPair) -> str:
+def found_by(pair: Pair) -> str:
     return FOUND_BY.get(pair.opened_by, "found by an older check")

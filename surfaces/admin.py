@@ -13,7 +13,6 @@ from django.utils import timezone
 from memories.models import (
     Agent,
     ApiKey,
-    ConflictPair,
     CoreBlock,
     CoreEvent,
     Episode,
@@ -27,6 +26,7 @@ from memories.models import (
     LlmCall,
     Note,
     NoteEvent,
+    Pair,
 )
 from memories.models.keys import BearerKey
 
@@ -193,7 +193,7 @@ class EventInline(admin.TabularInline):
 @admin.register(Note)
 class NoteAdmin(admin.ModelAdmin):
     list_display = ("short", "agent_id", "owner", "category", "note_type", "is_active", "index_dirty", "created_at")
-    list_filter = ("is_active", "note_type", "category", "index_dirty", "pending_merge", "conflict", "low_quality")
+    list_filter = ("is_active", "note_type", "category", "index_dirty", "low_quality")
     search_fields = ("content", "agent_id", "owner")
     readonly_fields = (
         "id",
@@ -206,7 +206,7 @@ class NoteAdmin(admin.ModelAdmin):
         "indexed_at",
         "updated_at",
     )
-    raw_id_fields = ("merge_candidate", "merged_into")
+    raw_id_fields = ("merged_into",)
     inlines = [LinkInline, EventInline]
     actions = ["erase_notes"]
 
@@ -267,11 +267,11 @@ class LinkAdmin(admin.ModelAdmin):
     raw_id_fields = ("source", "target")
 
 
-@admin.register(ConflictPair)
-class ConflictPairAdmin(admin.ModelAdmin):
-    list_display = ("note_a", "note_b", "status", "resolution", "created_at")
-    list_filter = ("status",)
-    raw_id_fields = ("note_a", "note_b", "superseded")
+@admin.register(Pair)
+class PairAdmin(admin.ModelAdmin):
+    list_display = ("kind", "older", "newer", "status", "resolution", "likelihood", "created_at")
+    list_filter = ("kind", "status", "opened_by")
+    raw_id_fields = ("older", "newer", "superseded")
 
 
 @admin.register(JobRun)

@@ -2,5 +2,5 @@
 
 importance.py  1–10 at write (offline rating) and the forgetting-curve blend retrieval applies
 facts.py       subject–relation→object triples with validity, recorded from a note
-conflicts.py   a contradiction between two notes, recorded as a ConflictPair
+pairs.py       two notes put before a person (a conflict or a possible merge), opened and closed
 """

@@ -14,10 +14,11 @@ A decision taken on a queue card names the revisions the card showed (``shown``)
 either note moved since (an earlier merge into the same note, an edit), it is refused with
 ``StaleCard`` and nothing is written, so a card drawn before a change never writes over it.
 
-Pending merges and conflicts share one pair flow (``PAIR_DECISIONS``): same fact (the
-newer folds into the older, which takes the prepared text of engine/curation/merged_text.py),
-the newer replaces the older (the older retired), both true (keep both), not related
-(keep both, recorded as unrelated).
+Pending merges and conflicts are one pair flow on one record, ``Pair`` (its ``kind`` says the
+queue), with four decisions (``PAIR_DECISIONS``): same fact (the newer folds into the older,
+which takes the prepared text of engine/curation/merged_text.py), the newer replaces the older
+(the older retired), both true (keep both), not related (keep both, recorded as unrelated).
+Each closes the pair with the decision as its ``resolution``; an undo opens it again.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from engine.maintenance import merge
 from engine.maintenance.quality import PENDING_CONFLICT
 from engine.text import check_content, content_hash
 from engine.write.edit import update_memory
-from memories.models import Agent, ConflictPair, Note, NoteEvent
+from memories.models import Agent, Note, NoteEvent, Pair
 
 
 class ReviewError(Exception):
@@ -89,16 +90,11 @@ REVERTIBLE = {
     "sources",
     "is_active",
     "ephemeral",
-    "pending_merge",
-    "merge_candidate",
-    "merge_similarity",
     "merged_into",
-    "conflict",
-    "conflict_reason",
     "low_quality",
     "low_quality_reasons",
 }
-FOREIGN_KEYS = {"merge_candidate", "merged_into"}
+FOREIGN_KEYS = {"merged_into"}
 # Keys of an event's before/after that are not note fields.
 META = {"op", "group", "undo_of", "reason", "folded_text", "pair", "superseded_by", "unrelated_to"}
 UNDOABLE_ACTIONS = {
@@ -135,7 +131,7 @@ def _set(note: Note, field: str, value: object) -> None:
         note.embedding = None  # the indexer re-embeds it with the one recipe
 
 
-def _pair_state(pair: ConflictPair) -> dict:
+def _pair_state(pair: Pair) -> dict:
     return {
         "id": pair.pk,
         "status": pair.status,
@@ -146,7 +142,7 @@ def _pair_state(pair: ConflictPair) -> dict:
     }
 
 
-def _set_pair(pair: ConflictPair, state: dict) -> None:
+def _set_pair(pair: Pair, state: dict) -> None:
     pair.status, pair.resolution, pair.resolved_by = state["status"], state["resolution"], state["resolved_by"]
     pair.superseded_id = state["superseded"]
     pair.resolved_at = datetime.fromisoformat(state["resolved_at"]) if state["resolved_at"] else None
@@ -276,19 +272,14 @@ def keep_quality(note: Note, user, *, group: str | None = None, shown: Shown | N
         return _change(note.pk, changes, actor=actor_for(user), op="keep", group=group or _new_group())
 
 
-# --- pending merges --------------------------------------------------------------
+# --- pairs (pending merges and conflicts) ------------------------------------------------
 
 # The pair flow's four decisions, the same on both queues (pending merges and conflicts).
 PAIR_DECISIONS = ("same", "replace", "both", "unrelated")
-# What a decision is called in a note's history (``op``), the same on both queues; a conflict's
-# own record (``ConflictPair.resolution``) stores the decision itself.
+# What a decision is called in a note's history (``op``); the pair's own record
+# (``Pair.resolution``) stores the decision itself.
 OPS = {"same": "merge", "replace": "replace", "both": "keep_both", "unrelated": "not_related"}
-_CLEAR_PENDING = {"pending_merge": False, "merge_candidate": None, "merge_similarity": None}
-
-
-def _require_pending(note: Note) -> None:
-    if not note.pending_merge:
-        raise ReviewError("This note is no longer waiting for a merge decision.")
+HIDDEN_OLDER = "The note it resembled is gone or not yours to review; keep both."
 
 
 def _require_decision(decision: str, text: str | None) -> None:
@@ -296,20 +287,6 @@ def _require_decision(decision: str, text: str | None) -> None:
         raise ReviewError(f"Unknown decision {decision!r}; choose one of {', '.join(PAIR_DECISIONS)}.", status=422)
     if text is not None and decision != "same":
         raise ReviewError("An edited text goes with “same fact” only.", status=422)
-
-
-def keep_both_pending(
-    note: Note, user, *, group: str | None = None, shown: Shown | None = None, op: str = OPS["both"], other=None
-) -> NoteEvent:
-    """The flagged note stays a note of its own; the flag is cleared. ``op="not_related"`` also
-    records that the two notes are about different things (``unrelated_to``)."""
-    _require_pending(note)
-    extra = {"unrelated_to": str(other.pk)} if op == OPS["unrelated"] and other is not None else None
-    with transaction.atomic():
-        _check_shown(shown, note, other)
-        return _change(
-            note.pk, dict(_CLEAR_PENDING), actor=actor_for(user), op=op, group=group or _new_group(), extra=extra
-        )
 
 
 def merge_preview(older: Note, newer: Note) -> str:
@@ -344,9 +321,9 @@ def _merge(
     op: str,
     group: str,
     loser_changes: dict,
-    winner_changes: Callable[[Note], dict] | None = None,
-    pair: tuple[dict, dict] | None = None,
-    also: Callable[[], None] | None = None,
+    winner_changes: Callable[[Note], dict],
+    pair: tuple[dict, dict],
+    also: Callable[[], None],
     text: str | None = None,
     shown: Shown | None = None,
 ) -> None:
@@ -354,17 +331,17 @@ def _merge(
     counters summed, one event group); call outside a transaction (the plan may ask the LLM).
 
     ``winner_changes`` (given the merged winner) are further fields set on the winner in the
-    same transaction and event group, after the merge (a decided conflict clears its flags).
-    ``shown`` is checked before the plan; the merge itself refuses when either note moves
-    between the plan and the write, so a stale card never writes.
+    same transaction and event group, after the merge; ``also`` runs first in that transaction
+    (it closes the pair, so a failed merge leaves it open). ``shown`` is checked before the
+    plan; the merge itself refuses when either note moves between the plan and the write, so a
+    stale card never writes.
     """
     if not winner.is_active or not loser.is_active:
         raise ReviewError("Both notes must be active to merge them.")
     _check_shown(shown, winner, loser, lock=False)
     agent, plan = _merge_plan(winner, loser, text)
     with transaction.atomic():
-        if also is not None:
-            also()
+        also()
         merged = merge.merge_notes(
             plan,
             agent_id=agent.pk,
@@ -375,227 +352,96 @@ def _merge(
         )
         if merged is None:
             raise StaleCard()
-        changes = winner_changes(merged) if winner_changes is not None else {}
+        changes = winner_changes(merged)
         if changes:
             _change(merged.pk, changes, actor=actor_for(user), op=op, group=group)
 
 
-def merge_pending(
-    note: Note,
-    candidate: Note | None,
-    user,
-    *,
-    group: str | None = None,
-    text: str | None = None,
-    shown: Shown | None = None,
-) -> None:
-    """Same fact: the newer of the two folds into the older, which takes the reviewer's edited
-    ``text`` if any, else the prepared text; the fold event keeps the old text."""
-    _require_pending(note)
-    if candidate is None:
-        raise ReviewError("The note it resembled is gone or not yours to review; keep both.")
-    older, newer = older_newer(candidate, note)
-    kept_flag = dict(_CLEAR_PENDING) if older.pk == note.pk else None
-    _merge(
-        older,
-        newer,
-        user,
-        op=OPS["same"],
-        group=group or _new_group(),
-        loser_changes=dict(_CLEAR_PENDING) if newer.pk == note.pk else {},
-        winner_changes=(lambda _merged: kept_flag) if kept_flag else None,
-        text=text,
-        shown=shown,
-    )
+def _released(note: Note, pair: Pair) -> dict:
+    """What deciding ``pair`` clears on ``note``: the quality scan's ``pending_conflict`` reason,
+    unless another open conflict still holds the note (so a decided conflict leaves no note
+    behind in the Low quality queue)."""
+    others = Pair.objects.open().of_kind(Pair.CONFLICT).exclude(pk=pair.pk).touching([note.pk])
+    reasons = list(note.low_quality_reasons or [])
+    if PENDING_CONFLICT not in reasons or others.exists():
+        return {}
+    rest = [r for r in reasons if r != PENDING_CONFLICT]
+    return {"low_quality_reasons": rest, "low_quality": bool(rest)}
 
 
-def replace_pending(
-    note: Note, candidate: Note | None, user, *, group: str | None = None, shown: Shown | None = None
-) -> None:
-    """The newer note replaces the older: the older is retired (``superseded_by`` the newer), the newer kept."""
-    _require_pending(note)
-    if candidate is None:
-        raise ReviewError("The note it resembled is gone or not yours to review; keep both.")
-    older, newer = older_newer(candidate, note)
-    if not older.is_active:
-        raise ReviewError("The older note is retired already.")
-    actor, group = actor_for(user), group or _new_group()
-    superseded = {"superseded_by": str(newer.pk)}
-    with transaction.atomic():
-        _check_shown(shown, note, candidate)
-        if older.pk == note.pk:
-            _change(
-                note.pk,
-                {**_CLEAR_PENDING, "is_active": False},
-                actor=actor,
-                op=OPS["replace"],
-                group=group,
-                extra=superseded,
-            )
-            return
-        _change(older.pk, {"is_active": False}, actor=actor, op=OPS["replace"], group=group, extra=superseded)
-        _change(note.pk, dict(_CLEAR_PENDING), actor=actor, op=OPS["replace"], group=group)
+def pair_sides(pair: Pair) -> tuple[Note, Note]:
+    """(older, newer) of a pair by date (``newer`` was compared against ``older``; a dated write
+    may have given it the earlier date)."""
+    return older_newer(pair.older, pair.newer)
 
 
-def decide_pending(
-    note: Note,
-    candidate: Note | None,
+def decide(
+    pair: Pair,
     decision: str,
     user,
     *,
     group: str | None = None,
     text: str | None = None,
     shown: Shown | None = None,
+    older_hidden: bool = False,
 ) -> Decided:
-    """A pair-flow decision on a pending merge: same fact (merge), the newer replaces the older,
-    both true (keep both), not related (keep both, recorded as unrelated)."""
+    """One pair-flow decision on one card, recorded as the pair's resolution, and what it did.
+
+    Same fact (the newer folded into the older, with the reviewer's edited ``text`` if any, else
+    the prepared text; the older keeps its category), the newer replaces the older (the older
+    retired), both true (keep both), not related (keep both, recorded as unrelated).
+    ``older_hidden``: the reviewer may not see the older note (another agent's): only "both true"
+    and "not related" apply, and only the newer note is written.
+    """
     _require_decision(decision, text)
+    if pair.status != Pair.OPEN:
+        raise ReviewError("This pair was resolved already.")
+    if older_hidden and decision in ("same", "replace"):
+        raise ReviewError(HIDDEN_OLDER)
     group = group or _new_group()
-    older, newer = older_newer(candidate, note) if candidate is not None else (None, note)
+    older, newer = (None, pair.newer) if older_hidden else pair_sides(pair)
     older_text = older.content if older is not None else None
-    _apply_pending(note, candidate, decision, user, group=group, text=text, shown=shown)
-    return _decided(decision, older, newer, older_text, group)
-
-
-def _apply_pending(
-    note: Note, candidate: Note | None, decision: str, user, *, group: str, text: str | None, shown: Shown | None
-) -> None:
-    if decision == "same":
-        merge_pending(note, candidate, user, group=group, text=text, shown=shown)
-    elif decision == "replace":
-        replace_pending(note, candidate, user, group=group, shown=shown)
-    elif decision == "both":
-        keep_both_pending(note, user, group=group, shown=shown, other=candidate)
-    else:
-        keep_both_pending(note, user, group=group, shown=shown, op=OPS["unrelated"], other=candidate)
-
-
-def _decided(decision: str, older: Note | None, newer: Note, older_text: str | None, group: str) -> Decided:
+    _resolve(pair, decision, user, group=group, text=text, shown=shown, older=older, newer=newer)
     if decision == "same" and older is not None:
         older.refresh_from_db()  # it holds the merged text now
     return Decided(decision, older, newer, older_text, group_event(group))
 
 
-# --- many notes at once ------------------------------------------------------------
-
-BULK_VERBS = ("retire", "keep", *PAIR_DECISIONS)
-
-
-def bulk(
-    notes: Iterable[Note],
-    verb: str,
-    user,
-    *,
-    candidate_for: Callable[[Note], Note | None],
-    shown_for: Callable[[Note], Shown | None] = lambda _note: None,
-) -> BulkDone:
-    """One action on many notes, as one undoable group: the notes done and the reasons for those skipped.
-
-    ``retire`` and ``keep`` (low quality), or a pair decision (pending merges). A note the
-    action does not apply to any more (retired meanwhile, flag already cleared, changed since
-    the preview showed it) is skipped with its reason; the others are done. Each "same fact"
-    is its own transaction (its text is constructed first), the rest share one; all share
-    the group, so one undo reverts them all.
-    """
-    if verb not in BULK_VERBS:
-        raise ReviewError(f"Unknown action {verb!r}; choose one of {', '.join(BULK_VERBS)}.", status=422)
-    group, done, skipped = _new_group(), [], []
-
-    def one(note: Note) -> None:
-        if verb == "retire":
-            retire(note, user, group=group, shown=shown_for(note))
-        elif verb == "keep":
-            keep_quality(note, user, group=group, shown=shown_for(note))
-        else:
-            _apply_pending(note, candidate_for(note), verb, user, group=group, text=None, shown=shown_for(note))
-
-    with transaction.atomic() if verb != "same" else nullcontext():
-        for note in notes:
-            try:
-                one(note)
-                done.append(note)
-            except ReviewError as exc:
-                skipped.append(str(exc))
-    return BulkDone(group, done, skipped)
-
-
-def group_event(group: str) -> NoteEvent | None:
-    """The newest event of a group (an undo of any event of a group undoes the group)."""
-    return NoteEvent.objects.filter(after__group=group).order_by("-id").first()
-
-
-# --- conflicts -------------------------------------------------------------------
-
-
-def _still_conflicted(note: Note, pair: ConflictPair) -> bool:
-    others = ConflictPair.objects.filter(status=ConflictPair.OPEN).exclude(pk=pair.pk)
-    return others.filter(note_a=note).exists() or others.filter(note_b=note).exists()
-
-
-def _conflict_changes(note: Note, pair: ConflictPair) -> dict:
-    """Clear every flag the conflict raised on ``note``, unless another open conflict still holds it.
-
-    That is the conflict mark and the quality scan's ``pending_conflict`` reason, so a
-    decided conflict leaves no note behind in the Low quality queue.
-    """
-    if _still_conflicted(note, pair):
-        return {}
-    changes: dict = {}
-    if note.conflict:
-        changes.update(conflict=False, conflict_reason="")
-    reasons = list(note.low_quality_reasons or [])
-    if PENDING_CONFLICT in reasons:
-        rest = [r for r in reasons if r != PENDING_CONFLICT]
-        changes.update(low_quality_reasons=rest, low_quality=bool(rest))
-    return changes
-
-
-def conflict_sides(pair: ConflictPair) -> tuple[Note, Note]:
-    """(older, newer) of a conflict (A is the newer as the write path records it; a dated write may swap them)."""
-    return older_newer(pair.note_b, pair.note_a)
-
-
-def resolve_conflict(
-    pair: ConflictPair,
+def _resolve(
+    pair: Pair,
     decision: str,
     user,
     *,
-    group: str | None = None,
-    text: str | None = None,
-    shown: Shown | None = None,
+    group: str,
+    text: str | None,
+    shown: Shown | None,
+    older: Note | None,
+    newer: Note,
 ) -> None:
-    """A pair-flow decision on a conflict, recorded as its resolution: same fact (the newer folded
-    into the older, with the reviewer's edited ``text`` if any, else the prepared text; the older
-    keeps its category), the newer replaces the older (the older retired), both true (keep both),
-    not related (keep both, recorded as unrelated). Every decision clears the conflict's flags.
-    """
-    _require_decision(decision, text)
-    if pair.status != ConflictPair.OPEN:
-        raise ReviewError("This conflict was resolved already.")
-    older, newer = conflict_sides(pair)
-    actor, group, op = actor_for(user), group or _new_group(), OPS[decision]
+    actor, op = actor_for(user), OPS[decision]
     before = _pair_state(pair)
-    pair.status, pair.resolution, pair.resolved_by = ConflictPair.RESOLVED, decision, actor
+    pair.status, pair.resolution, pair.resolved_by = Pair.RESOLVED, decision, actor
     pair.resolved_at = timezone.now()
-    pair.superseded_id = {"replace": older.pk, "same": newer.pk}.get(decision)
+    if older is not None:
+        pair.superseded_id = {"replace": older.pk, "same": newer.pk}.get(decision)
     states = (before, _pair_state(pair))
 
     def save_pair() -> None:
-        locked = ConflictPair.objects.select_for_update().get(pk=pair.pk)
-        if locked.status != ConflictPair.OPEN:
-            raise ReviewError("This conflict was resolved already.")
+        locked = Pair.objects.select_for_update().get(pk=pair.pk)
+        if locked.status != Pair.OPEN:
+            raise ReviewError("This pair was resolved already.")
         pair.save()
 
     if decision == "same":
-        # The pair is saved inside the merge's transaction, so a failed merge leaves it open.
+        assert older is not None
         _merge(
             older,
             newer,
             user,
             op=op,
             group=group,
-            loser_changes=_conflict_changes(newer, pair),
-            winner_changes=lambda merged: _conflict_changes(merged, pair),
+            loser_changes=_released(newer, pair),
+            winner_changes=lambda merged: _released(merged, pair),
             pair=states,
             also=save_pair,
             text=text,
@@ -606,57 +452,73 @@ def resolve_conflict(
         _check_shown(shown, older, newer)
         save_pair()
         if decision == "replace":
-            retire = {**_conflict_changes(older, pair), "is_active": False}
+            assert older is not None
+            if not older.is_active:
+                raise ReviewError("The older note is retired already.")
+            retire = {**_released(older, pair), "is_active": False}
             superseded = {"superseded_by": str(newer.pk)}
             _change(older.pk, retire, actor=actor, op=op, group=group, pair=states, extra=superseded)
-            _change(newer.pk, _conflict_changes(newer, pair), actor=actor, op=op, group=group)
-        else:
-            unrelated = {"unrelated_to": str(older.pk)} if decision == "unrelated" else None
-            _change(
-                newer.pk, _conflict_changes(newer, pair), actor=actor, op=op, group=group, pair=states, extra=unrelated
-            )
-            _change(older.pk, _conflict_changes(older, pair), actor=actor, op=op, group=group)
+            _change(newer.pk, _released(newer, pair), actor=actor, op=op, group=group)
+            return
+        unrelated = {"unrelated_to": str(pair.older_id)} if decision == "unrelated" else None
+        _change(newer.pk, _released(newer, pair), actor=actor, op=op, group=group, pair=states, extra=unrelated)
+        if older is not None:
+            _change(older.pk, _released(older, pair), actor=actor, op=op, group=group)
 
 
-def decide_conflict(
-    pair: ConflictPair,
-    decision: str,
-    user,
-    *,
-    group: str | None = None,
-    text: str | None = None,
-    shown: Shown | None = None,
-) -> Decided:
-    """A pair-flow decision on one conflict card (checked by ``resolve_conflict``), and what it did."""
-    group = group or _new_group()
-    older, newer = conflict_sides(pair)
-    older_text = older.content
-    resolve_conflict(pair, decision, user, group=group, text=text, shown=shown)
-    return _decided(decision, older, newer, older_text, group)
+# --- many cards at once ------------------------------------------------------------
+
+QUALITY_VERBS = ("retire", "keep")
 
 
-def bulk_conflicts(
-    pairs: Iterable[ConflictPair],
-    decision: str,
-    user,
-    *,
-    shown_for: Callable[[ConflictPair], Shown | None] = lambda _pair: None,
+def bulk_quality(
+    notes: Iterable[Note], verb: str, user, *, shown_for: Callable[[Note], Shown | None] = lambda _note: None
 ) -> BulkDone:
-    """One pair-flow decision on many conflicts, as one undoable group (the review app shows
-    what it will do to each card, and asks, before it runs): the pairs decided, reasons skipped."""
+    """Retire, or keep (clear the low-quality flag), many notes as one undoable group: the notes
+    done and the reasons for those skipped (retired meanwhile, flag cleared, changed since the
+    preview showed it)."""
+    if verb not in QUALITY_VERBS:
+        raise ReviewError(f"Unknown action {verb!r}; choose one of {', '.join(QUALITY_VERBS)}.", status=422)
+    group, done, skipped = _new_group(), [], []
+    act = retire if verb == "retire" else keep_quality
+    with transaction.atomic():
+        for note in notes:
+            try:
+                act(note, user, group=group, shown=shown_for(note))
+                done.append(note)
+            except ReviewError as exc:
+                skipped.append(str(exc))
+    return BulkDone(group, done, skipped)
+
+
+def bulk_pairs(
+    pairs: Iterable[Pair],
+    decision: str,
+    user,
+    *,
+    shown_for: Callable[[Pair], Shown | None] = lambda _pair: None,
+    older_hidden: Callable[[Pair], bool] = lambda _pair: False,
+) -> BulkDone:
+    """One pair-flow decision on many cards, as one undoable group (the review app shows what it
+    will do to each card, and asks, before it runs): the pairs decided, the reasons for those
+    skipped. Each "same fact" is its own transaction (its text is constructed first), the rest
+    share one; all share the group, so one undo reverts them all."""
     if decision not in PAIR_DECISIONS:
-        raise ReviewError(
-            f"Unknown decision {decision!r} for conflicts; choose one of {', '.join(PAIR_DECISIONS)}.", 422
-        )
+        raise ReviewError(f"Unknown decision {decision!r}; choose one of {', '.join(PAIR_DECISIONS)}.", 422)
     group, done, skipped = _new_group(), [], []
     with transaction.atomic() if decision != "same" else nullcontext():
         for pair in pairs:
             try:
-                resolve_conflict(pair, decision, user, group=group, shown=shown_for(pair))
+                decide(pair, decision, user, group=group, shown=shown_for(pair), older_hidden=older_hidden(pair))
                 done.append(pair)
             except ReviewError as exc:
                 skipped.append(str(exc))
     return BulkDone(group, done, skipped)
+
+
+def group_event(group: str) -> NoteEvent | None:
+    """The newest event of a group (an undo of any event of a group undoes the group)."""
+    return NoteEvent.objects.filter(after__group=group).order_by("-id").first()
 
 
 # --- undo ------------------------------------------------------------------------
@@ -723,9 +585,9 @@ def undo(event: NoteEvent, user, *, may_review) -> list[NoteEvent]:
                 raise ReviewError("The note changed after this event; undo the newer change first.")
             pair = None
             if "pair" in ev.before:
-                pair_row = ConflictPair.objects.select_for_update().get(pk=ev.before["pair"]["id"])
+                pair_row = Pair.objects.select_for_update().get(pk=ev.before["pair"]["id"])
                 if _pair_state(pair_row)["status"] != ev.after["pair"]["status"]:
-                    raise ReviewError("The conflict was decided again since; undo that first.")
+                    raise ReviewError("The pair was decided again since; undo that first.")
                 now_state = _pair_state(pair_row)
                 _set_pair(pair_row, ev.before["pair"])
                 pair = (now_state, _pair_state(pair_row))

@@ -3,9 +3,9 @@
 Offline the pair judge (engine/judgments/pair_judge.py) finds and ranks; a person decides. For a
 pair (older note, newer text):
 
-* ``conflict``: the newer likely replaces the older — a ConflictPair opens (the conflict queue);
-* ``ask``: it may replace it, or both may say one fact — the newer note waits as a pair with
-  the older (the merge queue, ``pending_merge``), with the machine's guess and reason on the card;
+* ``conflict``: the newer likely replaces the older — a conflict pair opens (the conflict queue);
+* ``ask``: it may replace it, or both may say one fact — a merge pair opens (the merge queue),
+  with the machine's guess and reason on the card;
 * ``fold``: one says nothing the other does not, word for word (or repeats every sentence of it)
   — merged without a person (nothing can be lost or mixed);
 * ``keep``: neither — two notes, linked as usual, nobody asked.
@@ -17,6 +17,7 @@ model's own verdicts (fold, evolution judge, contradiction sweep) decide, and th
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -27,6 +28,10 @@ from engine.reading.statements import USER
 from memories.models import Note
 
 CONFLICT, ASK, FOLD, KEEP = "conflict", "ask", "fold", "keep"
+# Which fit of the judge's weights scored a pair (``Pair.model_version``): a refit changes it.
+WEIGHTS_VERSION = hashlib.sha256(
+    repr(sorted((k, v) for k, v in vars(pair_weights).items() if k.isupper())).encode()
+).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ lexical.py           the words notes share (TF-IDF): the pair sweep's second way
 merge.py             the one merge routine (fold the loser into the winner, retire it, re-point links)
 quality.py           quality scan: too short, expired reminders, vague, filler, gibberish, the model's little_to_keep
 text_quality.py      the quality scan's reading of one note's text
-pending.py           pending_merge resolution through the evolution judge
+pending.py           open merge pairs resolved through the evolution judge
 same_day.py          same-day merge
 consolidation.py     nightly consolidation
 contradiction_sweep.py  job contradiction_sweep: batches of notes to a model (skips offline)

@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from engine.maintenance.merge import access_key, merge_best_pairs
 from engine.maintenance.runner import Step
-from memories.models import Note
+from memories.models import Note, Pair, waiting_q
 
 
 def run(step: Step) -> None:
     cfg = step.cfg
-    notes = Note.objects.active().filter(agent_id=step.agent.pk, pending_merge=False, note_type=Note.MEMORY)
+    notes = (
+        Note.objects.active()
+        .filter(agent_id=step.agent.pk, note_type=Note.MEMORY)
+        .exclude(waiting_q(Pair.MERGE, as_newer=True))
+    )
     step.count("notes", notes.count())
     merge_best_pairs(
         step,

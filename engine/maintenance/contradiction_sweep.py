@@ -3,8 +3,8 @@
 Over the agent's own active memory notes (not knowledge, not shared), per
 category, newest first, in batches of ``sweep_batch`` (25): one strong-tier call
 per batch returns index pairs (validated by the LLM layer), each with a reason
-and, when the model can tell, the superseded side. Every new pair becomes a
-ConflictPair (A = the newer note) and flags both notes.
+and, when the model can tell, the superseded side. Every new pair opens a conflict
+``Pair`` (engine/annotations/pairs.py).
 
 * Incremental: a batch whose notes were all scanned since they last changed is
   skipped (``--force`` reads it again); after a batch is judged, every note in it
@@ -28,9 +28,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine import runtime
-from engine.annotations import conflicts
+from engine.annotations import pairs
 from engine.maintenance.runner import Step
-from memories.models import Note
+from memories.models import Note, Pair
 
 
 def scanned(note: Note) -> bool:
@@ -74,12 +74,20 @@ def run(step: Step) -> None:
                 a, b = batch[finding.a], batch[finding.b]
                 newer, older = sorted((a, b), key=lambda n: (n.created_at, str(n.pk)), reverse=True)
                 superseded = batch[finding.superseded] if finding.superseded is not None else None
-                pair = conflicts.record(newer, older, finding.reason, step.actor, superseded=superseded)
+                pair = pairs.open_pair(
+                    older,
+                    newer,
+                    kind=Pair.CONFLICT,
+                    actor=step.actor,
+                    reason=finding.reason,
+                    guess="change",
+                    superseded=superseded,
+                )
                 if pair is None:
                     step.count("pairs_known")
                     continue
                 step.count("pairs_found")
-                if auto and superseded is not None and conflicts.retire_superseded(pair, superseded, step.actor):
+                if auto and superseded is not None and pairs.retire_superseded(pair, superseded, step.actor):
                     step.count("retired")
             stamp = timezone.now()
             for note in batch:

@@ -113,7 +113,7 @@ def merge_notes(
 
     ``tags`` go into every event (``job`` for a job; ``op`` and ``group`` for a review);
     ``loser_changes`` are further fields the loser's retire event records and sets (a
-    review clears flags); ``pair`` is a conflict's before/after state, kept on that event.
+    review clears flags); ``pair`` is the decided pair's before/after state, kept on that event.
     """
     group = tags.get("group") or uuid.uuid4().hex
     tags = {**tags, "group": group}
@@ -139,12 +139,10 @@ def merge_notes(
         loser_before: dict = {
             "is_active": True,
             "merged_into": None,
-            "pending_merge": loser.pending_merge,
             **{k: _value(loser, k) for k in extra},
         }
         loser.is_active = False
         loser.merged_into = winner
-        loser.pending_merge = False
         for key, value in extra.items():
             setattr(loser, f"{key}_id" if key in FOREIGN_KEYS else key, value)
         loser.mark_dirty()
@@ -152,7 +150,6 @@ def merge_notes(
         loser_after: dict = {
             "is_active": False,
             "merged_into": str(winner.pk),
-            "pending_merge": False,
             **{k: _value(loser, k) for k in extra},
             **tags,
         }
@@ -179,8 +176,8 @@ def merge_notes(
 
 
 # The loser's fields every merge sets; a caller's ``loser_changes`` add to them.
-RETIRE_FIELDS = {"is_active", "merged_into", "pending_merge"}
-FOREIGN_KEYS = {"merge_candidate", "merged_into"}
+RETIRE_FIELDS = {"is_active", "merged_into"}
+FOREIGN_KEYS = {"merged_into"}
 
 
 def _value(note: Note, field: str) -> object:

@@ -14,9 +14,9 @@ on real stores nearly every such neighbour has a cosine above 0.35 while planted
 low as 0.36 (docs/benchmarks.md, "Review queues on real stores").
 The pair judge (engine/judgments/triage.py) decides what a person sees:
 
-* a likely change opens a ConflictPair (``opened_by = "rules"``);
-* a possible change, or one fact said twice, puts the newer note in the merge queue as a pair
-  with its guess and reason (unless it already waits or is in a conflict);
+* a likely change opens a conflict pair (``opened_by = "rules"``);
+* a possible change, or one fact said twice, opens a merge pair with its guess and reason
+  (unless the newer note already waits as the newer of a merge pair or in a conflict);
 
 at most ``review_budget`` new cards per agent a night, the likeliest change first (the judge and the
 change model, engine/judgments/change_note.py, read the pair and the newer note), and at most
@@ -37,12 +37,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine import runtime
-from engine.annotations import conflicts
+from engine.annotations import pairs as pair_store
 from engine.judgments import change_note, triage
 from engine.maintenance import lexical, vectors
 from engine.maintenance.runner import Step
 from memories import access
-from memories.models import ConflictPair, Note, NoteEvent
+from memories.models import Note, Pair, waiting_q
 
 MARK_CHUNK = 500
 
@@ -77,9 +77,10 @@ def run(step: Step) -> None:
             pairs.append((older, newer, cosine, near))
     found: list[triage.Triage] = []
     newer_of: dict[int, Note] = {}
+    asking = set(Note.objects.filter(agent_id=agent_id).waiting(Pair.MERGE, as_newer=True).values_list("pk", flat=True))
     for older, newer, similarity in nearest_older(pairs):
         judged = triage.assess(older, newer.content, similarity, subjects=newer.subjects)
-        if judged.action in (triage.CONFLICT, triage.ASK) and not (judged.action == triage.ASK and newer.pending_merge):
+        if judged.action in (triage.CONFLICT, triage.ASK) and not (judged.action == triage.ASK and newer.pk in asking):
             found.append(judged)
             newer_of[id(judged)] = newer
     found = _rank(step, found, newer_of)
@@ -168,51 +169,42 @@ def in_time_order(a: Note, b: Note) -> tuple[Note, Note]:
 
 
 def _known_pairs(agent_id: str) -> set[tuple[object, object]]:
-    """Pairs already in a conflict (open or decided) or waiting: never offered twice."""
-    pairs: set[tuple[object, object]] = set()
-    for a, b in ConflictPair.objects.filter(note_a__agent_id=agent_id).values_list("note_a_id", "note_b_id"):
-        pairs |= {(a, b), (b, a)}
-    for a, b in Note.objects.filter(agent_id=agent_id, merge_candidate__isnull=False).values_list(
-        "pk", "merge_candidate_id"
-    ):
-        pairs |= {(a, b), (b, a)}
-    return pairs
+    """Pairs a person has been shown (open or decided, either queue): never offered twice."""
+    known: set[tuple[object, object]] = set()
+    for a, b in Pair.objects.filter(newer__agent_id=agent_id).values_list("older_id", "newer_id"):
+        known |= {(a, b), (b, a)}
+    return known
 
 
 def _open(step: Step, judged: triage.Triage, newer: Note) -> bool:
     older = judged.other
     assert older is not None and judged.guess is not None
+    kind = Pair.CONFLICT if judged.action == triage.CONFLICT else Pair.MERGE
     with transaction.atomic():
-        if judged.action == triage.CONFLICT:
-            pair = conflicts.record(
-                newer, older, f"offline: {judged.reason}", step.actor, likelihood=judged.guess.change, opened_by="rules"
-            )
-            step.count("pairs_found" if pair is not None else "pairs_known")
-            return pair is not None
-        asked = Note.objects.filter(pk=newer.pk, revision=newer.revision, pending_merge=False, conflict=False).update(
-            pending_merge=True,
-            merge_candidate=older,
-            merge_similarity=judged.similarity,
-            merge_guess=judged.verdict,
-            merge_reason=judged.reason,
-        )
-        if not asked:
+        if kind == Pair.MERGE and not (
+            Note.objects.filter(pk=newer.pk, revision=newer.revision)
+            .exclude(waiting_q(Pair.MERGE, as_newer=True) | waiting_q(Pair.CONFLICT))
+            .exists()
+        ):
             step.count("changed_meanwhile")
             return False
-        NoteEvent.objects.create(
-            note=newer,
-            action="flag",
-            before={"pending_merge": False},
-            after={
-                "pending_merge": True,
-                "merge_candidate": str(older.pk),
-                "merge_guess": judged.verdict,
-                "reason": judged.reason,
-            },
+        pair = pair_store.open_pair(
+            older,
+            newer,
+            kind=kind,
             actor=step.actor,
+            reason=f"offline: {judged.reason}" if kind == Pair.CONFLICT else judged.reason,
+            guess=judged.verdict,
+            likelihood=judged.guess.change,
+            similarity=judged.similarity,
+            opened_by="rules",
+            model_version=triage.WEIGHTS_VERSION,
         )
-        step.count("pairs_asked")
-        return True
+    if kind == Pair.CONFLICT:
+        step.count("pairs_found" if pair is not None else "pairs_known")
+    else:
+        step.count("pairs_asked" if pair is not None else "changed_meanwhile")
+    return pair is not None
 
 
 def _stamp(notes: list[Note]) -> None:

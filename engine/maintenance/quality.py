@@ -40,7 +40,7 @@ from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading import chatter
 from engine.text import weighted_length
-from memories.models import ConflictPair, Note, NoteEvent
+from memories.models import Note, NoteEvent, Pair
 
 TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, FILLER = "too_short", "expired_ephemeral", "pending_conflict", "filler"
 OURS = (TOO_SHORT, EXPIRED_EPHEMERAL, PENDING_CONFLICT, VAGUE, GIBBERISH, FRAGMENT, FILLER, LITTLE_TO_KEEP)
@@ -50,7 +50,6 @@ FIELDS = (
     "content",
     "ephemeral",
     "created_at",
-    "conflict",
     "low_quality",
     "low_quality_reasons",
     "revision",
@@ -66,7 +65,7 @@ def reasons_for(
     ``learned``: the quality model's verdict (engine/judgments/note_quality.py), raised only when
     no rule names what is wrong (a rule's reason says more to the reviewer).
     """
-    if note.conflict or in_open_conflict:
+    if in_open_conflict:
         return []
     text = note.content or ""
     reasons = []
@@ -88,10 +87,10 @@ def run(step: Step) -> None:
     now = timezone.now()
     expired_before = now - timedelta(days=cfg.ephemeral_days)
     notes = Note.objects.active().filter(owner=step.agent.pk).order_by("pk")
-    open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
+    open_pairs = Pair.objects.open().of_kind(Pair.CONFLICT)
     conflict_since: dict = {}  # note id → when its newest open conflict was found
-    for pair in open_pairs.filter(Q(note_a__owner=step.agent.pk) | Q(note_b__owner=step.agent.pk)):
-        for pk in (pair.note_a_id, pair.note_b_id):
+    for pair in open_pairs.filter(Q(older__owner=step.agent.pk) | Q(newer__owner=step.agent.pk)):
+        for pk in (pair.older_id, pair.newer_id):
             conflict_since[pk] = max(conflict_since.get(pk, pair.created_at), pair.created_at)
     dismissed = _dismissed(step.agent.pk)
     step.grow(notes.count())

@@ -15,13 +15,17 @@ from django.utils import timezone
 
 from engine.maintenance.merge import access_key, merge_best_pairs
 from engine.maintenance.runner import Step
-from memories.models import Note
+from memories.models import Note, Pair, waiting_q
 
 
 def run(step: Step) -> None:
     cfg = step.cfg
     midnight = timezone.localtime().replace(hour=0, minute=0, second=0, microsecond=0)
-    today = Note.objects.active().filter(agent_id=step.agent.pk, pending_merge=False, created_at__gte=midnight)
+    today = (
+        Note.objects.active()
+        .filter(agent_id=step.agent.pk, created_at__gte=midnight)
+        .exclude(waiting_q(Pair.MERGE, as_newer=True))
+    )
     count = today.count()
     step.count("notes_today", count)
     if count < cfg.same_day_min_notes:

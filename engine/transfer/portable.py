@@ -1,7 +1,8 @@
 """Lossless export and restore of an agent's memory: notes, links, history, access fields, memory layers.
 
 One JSON object per line. The first line is the header ``{"type": "amem-export",
-"version": 1, "agent": {...}}``; then ``note``, ``link`` and ``event`` lines, then the
+"version": 1, "agent": {...}}``; then ``note``, ``link``, ``event`` and ``pair`` (a conflict or a
+merge waiting for a person, or decided) lines, then the
 memory layers: ``core_block`` (with its ``events`` inside, ``undone_by`` as an index
 into them), ``fact`` (its database id kept only to rebuild ``superseded_by``) and
 ``episode`` lines.
@@ -26,7 +27,7 @@ from django.db import models, transaction
 from django.db.models import Q
 
 from memories.ids import InvalidId, check_agent_id
-from memories.models import SHARED_AGENT, Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent
+from memories.models import SHARED_AGENT, Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent, Pair
 
 FORMAT = "amem-export"
 VERSION = 1
@@ -96,6 +97,8 @@ def export_lines(agent: Agent) -> Iterator[str]:
         yield _line({"type": "link", **row(link, SURROGATE)})
     for event in NoteEvent.objects.filter(note_id__in=ids).order_by("note_id", "created_at", "id"):
         yield _line({"type": "event", **row(event, SURROGATE)})
+    for pair in Pair.objects.filter(newer_id__in=ids).order_by("newer_id", "older_id"):
+        yield _line({"type": "pair", **row(pair, SURROGATE)})
     yield from _layer_lines(agent)
 
 
@@ -140,6 +143,7 @@ class RestoreResult:
     notes: int = 0
     links: int = 0
     events: int = 0
+    pairs: int = 0
     core_blocks: int = 0
     facts: int = 0
     episodes: int = 0
@@ -154,6 +158,7 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
     notes: list[dict[str, Any]] = []
     links: list[Link] = []
     events: list[NoteEvent] = []
+    pairs: list[Pair] = []
     layers: dict[str, list[dict[str, Any]]] = {"core_block": [], "fact": [], "episode": []}
     for lines in lines_per_file:
         for number, raw in enumerate(lines, start=1):
@@ -164,7 +169,7 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
                 kind = item.pop("type")
             except (ValueError, KeyError, AttributeError):
                 raise ValueError(f"line {number} is not an amem export line") from None
-            if kind not in (FORMAT, "note", "link", "event", *layers):
+            if kind not in (FORMAT, "note", "link", "event", "pair", *layers):
                 raise ValueError(f"line {number} has unknown type {kind!r}")
             try:
                 _check_ids(kind, item)
@@ -178,6 +183,8 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
                 links.append(build(Link, item, SURROGATE))
             elif kind == "event":
                 events.append(build(NoteEvent, item, SURROGATE))
+            elif kind == "pair":
+                pairs.append(build(Pair, item, SURROGATE))
             else:
                 layers[kind].append(item)
     result = RestoreResult()
@@ -197,10 +204,20 @@ def restore(lines_per_file: Iterable[Iterable[str]]) -> RestoreResult:
         fresh_events = [e for e in events if e.note_id in restored]
         NoteEvent.objects.bulk_create(fresh_events, batch_size=500)
         result.events = len(fresh_events)
+        _restore_pairs(pairs, restored, result)
         _restore_core(layers["core_block"], result)
         _restore_facts(layers["fact"], result)
         _restore_episodes(layers["episode"], result)
     return result
+
+
+def _restore_pairs(pairs: list[Pair], restored: set[uuid.UUID], result: RestoreResult) -> None:
+    """A restored note's pairs, when the other note is there too."""
+    present = set(Note.objects.filter(pk__in={p.older_id for p in pairs}).values_list("pk", flat=True))
+    fresh = [p for p in pairs if p.newer_id in restored and p.older_id in present]
+    result.dangling += sum(1 for p in pairs if p.newer_id in restored and p.older_id not in present)
+    Pair.objects.bulk_create(fresh, ignore_conflicts=True, batch_size=500)
+    result.pairs = len(fresh)
 
 
 def _check_ids(kind: str, item: dict[str, Any]) -> None:
@@ -287,7 +304,7 @@ def _restore_episodes(items: list[dict[str, Any]], result: RestoreResult) -> Non
 
 
 def _restore_notes(items: list[dict[str, Any]], result: RestoreResult) -> None:
-    refs = ("merge_candidate_id", "merged_into_id")
+    refs = ("merged_into_id",)
     built = [build(Note, {k: v for k, v in item.items() if k not in refs}, INDEX_STATE) for item in items]
     existing = set(Note.objects.filter(pk__in=[n.pk for n in built]).values_list("pk", flat=True))
     fresh = [n for n in built if n.pk not in existing]
@@ -315,7 +332,7 @@ def _restore_notes(items: list[dict[str, Any]], result: RestoreResult) -> None:
                 result.dangling += 1
                 target = None
             setattr(note, key, target)
-        if note.merge_candidate_id or note.merged_into_id:
+        if note.merged_into_id:
             changed.append(note)
     Note.objects.bulk_update(changed, list(refs), batch_size=500)
     result.notes, result.existing = len(fresh), len(existing)

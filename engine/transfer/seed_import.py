@@ -44,7 +44,6 @@ from memories.models import (
     EVERYONE,
     SHARED_AGENT,
     Agent,
-    ConflictPair,
     CoreBlock,
     CoreEvent,
     Episode,
@@ -52,6 +51,7 @@ from memories.models import (
     Link,
     Note,
     NoteEvent,
+    Pair,
 )
 
 ACTOR = "import"
@@ -272,12 +272,14 @@ def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] |
     plan = Plan()
     links: list[tuple[uuid.UUID, list[str]]] = []
     conflicts: list[tuple[uuid.UUID, list[str], str]] = []
-    for note, events, out, against in _good_records(plan, records, lambda data: _amem_note(data, agent_map)):
+    for note, events, out, (against, reason) in _good_records(
+        plan, records, lambda data: _amem_note(data, agent_map)
+    ):
         plan.notes.append(note)
         plan.events.extend(events)
         links.append((note.pk, out))
         if against:
-            conflicts.append((note.pk, against, note.conflict_reason))
+            conflicts.append((note.pk, against, reason))
         plan.agents.update(a for a in (note.owner, note.agent_id) if a != SHARED_AGENT)
     for source, targets in links:
         for target in targets:
@@ -298,7 +300,9 @@ def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] |
     return plan
 
 
-def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEvent], list[str], list[str]]:
+def _amem_note(
+    data: Any, agent_map: dict[str, str]
+) -> tuple[Note, list[NoteEvent], list[str], tuple[list[str], str]]:
     if not isinstance(data, dict):
         raise BadRecord("not a JSON object")
     payload = data.get("payload", data)
@@ -348,18 +352,17 @@ def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEve
         is_active=payload.get("is_active") is not False,
         ephemeral=payload.get("ephemeral") is True,
         low_quality=payload.get("low_quality") is True,
-        pending_merge=payload.get("pending_merge") is True,
         evolution_type=evolution_type,
-        conflict=payload.get("conflict") is True,
-        conflict_reason=_text(payload.get("conflict_reason"), "conflict_reason"),
         conflict_scanned_at=_moment(payload.get("conflict_scanned_at"), "conflict_scanned_at"),
         index_dirty=True,
         revision=1,
     )
     events = [*_history(note, payload.get("evolution_history")), _import_event(note, "openclaw-amem", payload)]
     links = _labels(payload.get("links"), "links")
+    # The seed's conflict: the notes it names, and why (its pending_merge flag names no note to
+    # compare with, and the seed's own job would only clear it: it is not carried over).
     against = _labels(payload.get("conflicts_with"), "conflicts_with")
-    return note, events, links, against
+    return note, events, links, (against, _text(payload.get("conflict_reason"), "conflict_reason"))
 
 
 def _history(note: Note, raw: Any) -> list[NoteEvent]:
@@ -773,11 +776,11 @@ def apply(plan: Plan) -> Outcome:
         sides = {x for a, b, _ in plan.conflicts for x in (a, b)}
         there = set(Note.objects.filter(pk__in=sides).values_list("pk", flat=True))
         pairs = [
-            ConflictPair(note_a_id=a, note_b_id=b, reason=reason)
+            Pair(kind=Pair.CONFLICT, newer_id=a, older_id=b, reason=reason, guess="change", opened_by="import")
             for a, b, reason in plan.conflicts
             if (a in new_ids or b in new_ids) and a in there and b in there
         ]
-        ConflictPair.objects.bulk_create(pairs, ignore_conflicts=True)
+        Pair.objects.bulk_create(pairs, ignore_conflicts=True)
         out.conflicts = len(pairs)
         if plan.core or plan.facts or plan.episodes:
             _apply_layers(plan, out)

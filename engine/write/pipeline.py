@@ -21,7 +21,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import locking, metrics, pacing, runtime
-from engine.annotations import conflicts, facts, importance
+from engine.annotations import facts, importance, pairs
 from engine.config import EngineConfig, get_config
 from engine.errors import InvalidInput, NotFound
 from engine.index.embeddings import to_bytes
@@ -39,7 +39,7 @@ from engine.text import (
 from engine.write import dedup, evolution, fold, linking
 from engine.write.construct import apply_fields, check_note_type, construct, recipe_vectors
 from memories import access, ids
-from memories.models import Agent, Note, NoteEvent
+from memories.models import Agent, Note, NoteEvent, Pair
 
 CREATED, DUPLICATE, FOLDED, FLAGGED, CONFLICT = "created", "duplicate", "folded", "flagged", "conflict"
 
@@ -416,11 +416,6 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
         created_at=given.occurred_at or timezone.now(),
         embedding=to_bytes(vector),
         embedding_model=runtime.embedder().model_name,
-        pending_merge=ask is not None,
-        merge_candidate=ask.other if ask else None,
-        merge_similarity=ask.similarity if ask else None,
-        merge_guess=ask.verdict if ask else "",
-        merge_reason=ask.reason if ask else "",
         index_dirty=True,
         revision=1,
         **access.fields_for_new_note(agent, given.scope),
@@ -433,7 +428,7 @@ def _insert(given: _Input, decision: dedup.Decision, cfg: EngineConfig) -> Write
     )
     note.write_key = Note.exact_key(note.content_hash, note.subjects)
     try:
-        return _store_insert(given, decision, note, link_plan, evolve_plan, triples, origin)
+        return _store_insert(given, decision, note, ask, link_plan, evolve_plan, triples, origin)
     except IntegrityError:
         # A concurrent write of the same text committed first (note_unique_active_write_key):
         # the same answer it would have got a moment later from L1.
@@ -448,22 +443,19 @@ def _store_insert(
     given: _Input,
     decision: dedup.Decision,
     note: Note,
+    ask: triage.Triage | None,
     link_plan,
     evolve_plan,
     triples,
     origin: str,
 ) -> WriteResult:
     agent, text = given.agent, given.checked.text
-    flagged = note.pending_merge
     with transaction.atomic():
         note.save(force_insert=True)
         made = facts.record_from_note(note, agent, triples, origin)
+        # The facts layer is surer than a question: a closed fact opens a conflict, not a merge.
         conflict = _closed_by_facts(note, agent, made) if origin == "llm" else None
-        if conflict is not None and note.pending_merge:
-            # The facts layer is surer than a question: the pair is a conflict, not a merge.
-            Note.objects.filter(pk=note.pk).update(pending_merge=False, merge_guess="", merge_reason="")
-            flagged = False
-        conflicting = conflict[0] if conflict is not None else None
+        flagged = ask if conflict is None else None
         linked = linking.create(note, link_plan, agent.pk, given.actor)
         NoteEvent.objects.create(
             note=note,
@@ -472,33 +464,35 @@ def _store_insert(
                 "content": text,
                 "path": "memory",
                 "links": linked,
-                "merge_candidate": str(note.merge_candidate_id) if flagged else None,
-                "merge_similarity": note.merge_similarity if flagged else None,
-                "merge_guess": note.merge_guess if flagged else None,
+                "merge_candidate": str(flagged.other.pk) if flagged and flagged.other else None,
+                "merge_similarity": flagged.similarity if flagged else None,
             },
             actor=given.actor,
         )
         evolved = evolution.apply(evolve_plan, note, agent.pk, given.actor) if evolve_plan else []
-        if conflict is not None:
-            judged = conflict[2]
-            conflicts.record(
+        if flagged is not None and flagged.other is not None:
+            pairs.open_pair(
+                flagged.other,
                 note,
-                conflict[0],
-                f"[write] {conflict[1]}",
-                given.actor,
-                likelihood=judged.guess.change if judged and judged.guess else None,
-                opened_by="rules" if judged else "model",
+                kind=Pair.MERGE,
+                actor=given.actor,
+                similarity=flagged.similarity,
+                opened_by="write",
             )
-            note.refresh_from_db(fields=["conflict", "conflict_reason", "evolution_type"])
+        if conflict is not None:
+            pairs.open_pair(
+                conflict[0], note, kind=Pair.CONFLICT, actor=given.actor, reason=f"[write] {conflict[1]}", guess="change"
+            )
+            note.refresh_from_db(fields=["evolution_type"])
         _touch(agent)
         outbox.sync_after_commit([note.pk, *evolved])
-    if conflicting is not None:
+    if conflict is not None:
         return WriteResult(
             note,
             CONFLICT,
             links=tuple(linked),
             evolved=tuple(evolved),
-            similar_to=str(conflicting.pk),
+            similar_to=str(conflict[0].pk),
             similarity=decision.similarity,
         )
     return WriteResult(
@@ -506,12 +500,12 @@ def _store_insert(
         FLAGGED if flagged else CREATED,
         links=tuple(linked),
         evolved=tuple(evolved),
-        similar_to=str(note.merge_candidate_id) if flagged else None,
-        similarity=note.merge_similarity if flagged else None,
+        similar_to=str(flagged.other.pk) if flagged and flagged.other else None,
+        similarity=flagged.similarity if flagged else None,
     )
 
 
-def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, str, None] | None:
+def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, str] | None:
     """A note whose fact this write's facts closed (or that closes this one): a contradiction to show.
 
     The facts layer closes a single-valued fact (lives_in, works_at, is_age …) when a newer one
@@ -523,11 +517,7 @@ def _closed_by_facts(note: Note, agent: Agent, made: Sequence) -> tuple[Note, st
             pk__in=theirs.sources, is_active=True, note_type__in=(Note.MEMORY, Note.KNOWLEDGE)
         ).exclude(pk=note.pk):
             if access.can_write(agent.pk, source):
-                return (
-                    source,
-                    f"{theirs.subject} {theirs.relation.replace('_', ' ')}: {theirs.object} → {mine.object}",
-                    None,
-                )
+                return source, f"{theirs.subject} {theirs.relation.replace('_', ' ')}: {theirs.object} → {mine.object}"
     return None
 
 

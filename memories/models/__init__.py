@@ -17,13 +17,14 @@ from memories.models.notes import (
     SHARED_AGENT,
     Agent,
     ApiKey,
-    ConflictPair,
     JobRun,
     Link,
     LlmCall,
     Note,
     NoteEvent,
     NoteQuerySet,
+    Pair,
+    waiting_q,
 )
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "SHARED_AGENT",
     "Agent",
     "ApiKey",
-    "ConflictPair",
     "CoreBlock",
     "CoreEvent",
     "Episode",
@@ -49,5 +49,7 @@ __all__ = [
     "Note",
     "NoteEvent",
     "NoteQuerySet",
+    "Pair",
     "WorkerBeat",
+    "waiting_q",
 ]

@@ -1,4 +1,4 @@
-"""The system of record: agents, keys, notes, links, history, conflicts, jobs.
+"""The system of record: agents, keys, notes, links, history, pairs waiting for a person, jobs.
 
 The SQL database owns every fact; Qdrant is an index derived from it
 (docs/architecture.md §2). Nothing here is hard-deleted by the engine's own decisions: a
@@ -105,6 +105,20 @@ class NoteQuerySet(models.QuerySet["Note"]):
         (at 328,000 notes a rebuild failed with "too many SQL variables")."""
         return self.update(index_dirty=True, revision=F("revision") + 1)
 
+    def waiting(self, kind: str | None = None, *, as_newer: bool = False) -> NoteQuerySet:
+        """Notes in an open pair (of ``kind``; ``as_newer``: as its newer note): read from the
+        pairs, the one record of what waits for a person."""
+        return self.filter(waiting_q(kind, as_newer=as_newer))
+
+
+def waiting_q(kind: str | None = None, *, as_newer: bool = False) -> models.Q:
+    """The condition ``NoteQuerySet.waiting`` filters on, to combine or negate."""
+    pairs = Pair.objects.open()
+    if kind:
+        pairs = pairs.of_kind(kind)
+    newer = models.Q(pk__in=pairs.values("newer_id"))
+    return newer if as_newer else newer | models.Q(pk__in=pairs.values("older_id"))
+
 
 def _note_agent(value: str) -> str:
     return value if value == SHARED_AGENT else check_agent_id(value)
@@ -187,21 +201,10 @@ class Note(CheckedIds, models.Model):
     # The revision the quality model last read (engine/judgments/note_quality.py); the nightly scan
     # reads only notes whose text may have changed since, and keeps its earlier verdict for the rest.
     quality_scored_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
-    pending_merge = models.BooleanField(default=False)
-    # The note this one resembled at write time (L2.5); resolved by the pending-merge job.
-    merge_candidate = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    merge_similarity = models.FloatField(null=True, blank=True)
-    # The machine's best guess about the pair (this note, merge_candidate) and why, in plain words
-    # (engine/judgments/pair_judge.py): "same" fact, a "change" (the newer may replace the older) or
-    # "both" true; a person decides. Empty for pairs flagged before the guess existed.
-    merge_guess = models.CharField(max_length=10, blank=True)
-    merge_reason = models.TextField(blank=True)
     # The revision at which a merge job's model judged this note distinct from a similar one;
     # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
     merge_checked_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
     evolution_type = models.CharField(max_length=10, choices=EVOLUTION_TYPES, blank=True)
-    conflict = models.BooleanField(default=False)
-    conflict_reason = models.TextField(blank=True)
     conflict_scanned_at = models.DateTimeField(null=True, blank=True)
     # When the offline pair sweep first left this note's pair for a later night (over budget);
     # after ``sweep_window_days`` of that the pair is dropped (engine/maintenance/pair_sweep.py).
@@ -322,34 +325,71 @@ class NoteEvent(models.Model):
         return f"{self.action} by {self.actor}"
 
 
-class ConflictPair(models.Model):
-    """Two notes that cannot both be true, waiting for (or after) review."""
+class PairQuerySet(models.QuerySet["Pair"]):
+    def open(self) -> PairQuerySet:
+        return self.filter(status=Pair.OPEN)
 
-    OPEN = "open"
-    RESOLVED = "resolved"
+    def of_kind(self, kind: str) -> PairQuerySet:
+        return self.filter(kind=kind)
+
+    def between(self, a: Note, b: Note) -> PairQuerySet:
+        """The pair of these two notes, in either order."""
+        return self.filter(models.Q(older=a, newer=b) | models.Q(older=b, newer=a))
+
+    def touching(self, note_ids) -> PairQuerySet:
+        return self.filter(models.Q(older_id__in=note_ids) | models.Q(newer_id__in=note_ids))
+
+
+class Pair(models.Model):
+    """Two notes waiting for a person's decision (or decided): one place for both review queues.
+
+    ``kind`` says which queue shows it: ``merge`` (they may say one fact, or the newer may
+    change the older: the machine is unsure) or ``conflict`` (the newer likely replaces the
+    older). ``newer`` is the note that was compared against ``older``, already stored when the
+    pair was found (a dated write may give it the earlier date: the card orders by date).
+    A note may sit in several open pairs; whether a note waits is read from here, never copied
+    onto the note. Decisions (engine/curation/actions.py) close the pair with a ``resolution``.
+    """
+
+    MERGE, CONFLICT = "merge", "conflict"
+    KINDS = [(MERGE, "may be one fact"), (CONFLICT, "may have changed")]
+    OPEN, RESOLVED = "open", "resolved"
     STATUSES = [(OPEN, "open"), (RESOLVED, "resolved")]
 
-    note_a = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
-    note_b = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    older = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    newer = models.ForeignKey(Note, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=10, choices=KINDS, default=CONFLICT, db_index=True)
+    # The machine's best guess about the pair and why, in plain words (engine/judgments/triage.py):
+    # "same" fact, a "change" (the newer may replace the older) or "both" true; a person decides.
+    # Empty for pairs flagged before the guess existed.
+    guess = models.CharField(max_length=10, blank=True)
     reason = models.TextField(blank=True)
-    # How likely the pair is a real change (0–1, the offline judge's score; the queue shows the most
-    # likely first) and who opened it: "rules" (offline) or "model" (an LLM judged it).
+    # How likely the pair is a real change (0–1, the offline judge's score; the conflict queue shows
+    # the likeliest first) and how alike the two texts were when the pair was found (cosine).
     likelihood = models.FloatField(null=True, blank=True)
+    similarity = models.FloatField(null=True, blank=True)
+    # Who opened it: "rules" (offline), "facts" (a single-valued fact closed), "model" (an LLM
+    # judged it), "write" (a similar note waiting for the model's judge), "import".
     opened_by = models.CharField(max_length=10, blank=True)
+    # The version of the judge's weights that scored the pair (engine/judgments/pair_weights.py).
+    model_version = models.CharField(max_length=40, blank=True)
     superseded = models.ForeignKey(Note, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     status = models.CharField(max_length=10, choices=STATUSES, default=OPEN, db_index=True)
-    # The pair flow's decision (same, replace, both, unrelated: engine/curation/actions.py, the
-    # same on both review queues), or auto_retired (a model's verdict in auto mode).
+    # The pair flow's decision (same, replace, both, unrelated: engine/curation/actions.py), or what a
+    # machine decided: auto_retired (a model's verdict in auto mode), merged / distinct (the
+    # pending-merge job's model).
     resolution = models.CharField(max_length=20, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.CharField(max_length=100, blank=True)
 
+    objects = PairQuerySet.as_manager()
+
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["note_a", "note_b"], name="conflict_unique_pair")]
+        constraints = [models.UniqueConstraint(fields=["older", "newer"], name="pair_unique_notes")]
 
     def __str__(self) -> str:
-        return f"conflict {self.note_a_id} / {self.note_b_id} ({self.status})"
+        return f"{self.kind} {self.older_id} / {self.newer_id} ({self.status})"
 
 
 class JobRun(models.Model):

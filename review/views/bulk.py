@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import F
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -18,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from engine.curation import actions
 from engine.curation.actions import ReviewError
-from memories.models import ConflictPair, Note
+from memories.models import Pair
 from review import access, reasons
 from review.forms import BULK_QUEUES, BulkForm
 from review.views import queues
@@ -62,15 +61,25 @@ def _will(verb: str, row: dict) -> tuple[str, str]:
     return "Keep both, recorded as not related", ""
 
 
+QUEUE_KIND = {"merges": Pair.MERGE, "conflicts": Pair.CONFLICT}
+
+
+def _pairs(request: HtmxRequest, queue: str, ids: list) -> list[Pair]:
+    keys = [int(k) for k in ids if str(k).isdigit()]
+    return list(access.pairs_for(request.user).filter(pk__in=keys, kind=QUEUE_KIND[queue]))
+
+
 def _rows(request: HtmxRequest, queue: str, ids: list) -> list[dict]:
     """The selected cards as they are now, in the queue's order."""
-    if queue == "conflicts":
-        pairs = access.conflicts_for(request.user).filter(pk__in=ids, status=ConflictPair.OPEN)
-        return [queues.conflict_row(p) for p in pairs.order_by(F("likelihood").desc(nulls_last=True), "-created_at")]
-    notes = access.notes_for(request.user).filter(pk__in=ids, is_active=True).select_related("merge_candidate")
-    if queue == "merges":
+    if queue in QUEUE_KIND:
         allowed = set(access.agent_ids_for(request.user))
-        return [queues.merge_row(n, allowed) for n in notes.filter(pending_merge=True).order_by("-created_at")]
+        pairs = [p for p in _pairs(request, queue, ids) if p.status == Pair.OPEN]
+        if queue == "conflicts":
+            pairs.sort(key=lambda p: (-(p.likelihood if p.likelihood is not None else -1.0), -p.created_at.timestamp()))
+        else:
+            pairs.sort(key=lambda p: -p.newer.created_at.timestamp())
+        return [queues.pair_row(p, allowed) for p in pairs]
+    notes = access.notes_for(request.user).filter(pk__in=ids, is_active=True)
     return [queues.quality_row(n) for n in notes.order_by("-created_at")]
 
 
@@ -99,34 +108,28 @@ def _page(queue: str) -> str:
     return reverse(f"review:{queue}") if queue in VERBS else reverse("review:dashboard")
 
 
-def _run_notes(request: HtmxRequest, form: BulkForm, queue: str, verb: str) -> tuple[str, list[dict], list[str]]:
-    notes = list(
-        access.notes_for(request.user).filter(pk__in=form.cleaned_data["ids"]).select_related("merge_candidate")
-    )
+def _run_quality(request: HtmxRequest, form: BulkForm, verb: str) -> tuple[str, list[dict], list[str]]:
+    notes = list(access.notes_for(request.user).filter(pk__in=form.cleaned_data["ids"]))
     if not notes:
         raise ReviewError("Select at least one card first.", status=422)
-    allowed = set(access.agent_ids_for(request.user))
     shown = form.cleaned_data["shown"]
-
-    def candidate_for(note: Note) -> Note | None:
-        c = note.merge_candidate
-        return c if c is not None and c.agent_id in allowed else None
-
-    result = actions.bulk(
-        notes, verb, request.user, candidate_for=candidate_for, shown_for=lambda n: shown.get(str(n.pk)) or None
-    )
+    result = actions.bulk_quality(notes, verb, request.user, shown_for=lambda n: shown.get(str(n.pk)) or None)
     return result.group, [{"key": str(n.pk), "text": n.content} for n in result.done], result.skipped
 
 
-def _run_conflicts(request: HtmxRequest, form: BulkForm, verb: str) -> tuple[str, list[dict], list[str]]:
-    pairs = list(
-        access.conflicts_for(request.user).filter(pk__in=form.cleaned_data["ids"]).select_related("note_a", "note_b")
-    )
+def _run_pairs(request: HtmxRequest, form: BulkForm, queue: str, verb: str) -> tuple[str, list[dict], list[str]]:
+    pairs = _pairs(request, queue, form.cleaned_data["ids"])
     if not pairs:
         raise ReviewError("Select at least one card first.", status=422)
     shown = form.cleaned_data["shown"]
-    result = actions.bulk_conflicts(pairs, verb, request.user, shown_for=lambda p: shown.get(str(p.pk)) or None)
-    done = [{"key": str(p.pk), "text": f"{p.note_a.content}\n{p.note_b.content}"} for p in result.done]
+    result = actions.bulk_pairs(
+        pairs,
+        verb,
+        request.user,
+        shown_for=lambda p: shown.get(str(p.pk)) or None,
+        older_hidden=lambda p: access.older_hidden(request.user, p),
+    )
+    done = [{"key": str(p.pk), "text": f"{p.older.content}\n{p.newer.content}"} for p in result.done]
     return result.group, done, result.skipped
 
 
@@ -145,10 +148,10 @@ def bulk(request: HtmxRequest, queue: str) -> HttpResponse:
     if form.cleaned_data["step"] != "run":
         return _preview(request, form, queue, verb)
     try:
-        if queue == "conflicts":
-            group, done, skipped = _run_conflicts(request, form, verb)
+        if queue in QUEUE_KIND:
+            group, done, skipped = _run_pairs(request, form, queue, verb)
         else:
-            group, done, skipped = _run_notes(request, form, queue, verb)
+            group, done, skipped = _run_quality(request, form, verb)
     except ReviewError as exc:
         return refused(request, form, exc, page)
     n, noun = len(done), BULK_QUEUES[queue]

@@ -68,10 +68,12 @@ FIELD_LABELS = {
     "retrieval_count": "retrievals",
     "evolution_type": "evolution",
     "unrelated_to": "not related to",
+    "waits_beside": "waits for a person beside",
+    "queue": "review queue",
 }
 # Event keys that are bookkeeping, not something a reviewer reads (a merge's counts before it
 # are read as the before-side of its fields instead).
-HIDDEN = {"job", "conflict_pair", "verdict", "before"}
+HIDDEN = {"job", "conflict_pair", "pair_id", "verdict", "before"}
 # What a decision records beyond the fields, shown in the history (the notes by their text).
 SHOWN_META = ("reason", "folded_text", "superseded_by", "unrelated_to")
 
@@ -123,23 +125,25 @@ EVENT_LABELS = {
     "replace": "Decided: the newer note replaces the older",
     "not_related": "Decided: not related to the other note",
     "undo": "Undone",
+    "open_pair": "Put before a person beside another note",
+    "close_pair": "Decided by the machine",
     "edit": "Text edited",
 }
 
 
-# A decision's event that carries its conflict's record (the pair flow's ops, engine/curation/actions.py OPS).
-CONFLICT_LABELS = {
-    "merge": "Conflict resolved: same fact, merged",
-    "replace": "Conflict resolved: the newer note replaces the older",
-    "keep_both": "Conflict resolved: kept both",
-    "not_related": "Conflict resolved: not related",
+# A decision's event that carries its pair's record (the pair flow's ops, engine/curation/actions.py OPS).
+PAIR_LABELS = {
+    "merge": "Pair decided: same fact, merged",
+    "replace": "Pair decided: the newer note replaces the older",
+    "keep_both": "Pair decided: kept both",
+    "not_related": "Pair decided: not related",
 }
 
 
 def event_label(event: NoteEvent) -> str:
     op = (event.after or {}).get("op")
-    if op in CONFLICT_LABELS and ("pair" in (event.before or {}) or "pair" in (event.after or {})):
-        return CONFLICT_LABELS[op]
+    if op in PAIR_LABELS and ("pair" in (event.before or {}) or "pair" in (event.after or {})):
+        return PAIR_LABELS[op]
     if event.action == "review" and "content" in (event.before or {}):
         return EVENT_LABELS["edit"]
     return EVENT_LABELS.get(op or "", "") or EVENT_LABELS.get(event.action, event.action.replace("_", " ").capitalize())

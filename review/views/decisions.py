@@ -58,52 +58,33 @@ def _decision(request: HtmxRequest, decision: str, page: str) -> tuple[DecisionF
     return form, text or None, None
 
 
-@login_required
-@require_POST
-def pending(request: HtmxRequest, note_id, decision: str) -> HttpResponse:
-    """A decision on a pending-merge card (the flagged note and the note it resembled)."""
-    note = access.get_note(request.user, note_id)
-    page = reverse("review:merges")
-    form, text, answer = _decision(request, decision, page)
-    if answer is not None:
-        return answer
-    candidate = note.merge_candidate
-    if candidate is not None and not access.may_review(request.user, candidate.agent_id):
-        candidate = None
-    try:
-        result = actions.decide_pending(
-            note, candidate, decision, request.user, text=text, shown=form.cleaned_data["shown"] or None
-        )
-    except StaleCard as exc:
-        return stale(request, form, "merge", str(note.pk), exc, page)
-    except ReviewError as exc:
-        return refused(request, form, exc, page)
-    message = decided(result)
-    if request.htmx:
-        return card_done(request, "merge", str(note.pk), message, result.event, _texts(result))
-    messages.success(request, message)
-    return back(request, form, page)
+PAGES = {"merge": "review:merges", "conflict": "review:conflicts"}
 
 
 @login_required
 @require_POST
-def conflict(request: HtmxRequest, pair_id: int, decision: str) -> HttpResponse:
-    """A decision on a conflict card."""
-    pair = access.get_conflict(request.user, pair_id)
-    page = reverse("review:conflicts")
+def pair(request: HtmxRequest, pair_id: int, decision: str) -> HttpResponse:
+    """A decision on a pair card (a pending merge or a conflict: one flow)."""
+    found = access.get_pair(request.user, pair_id)
+    page = reverse(PAGES[found.kind])
     form, text, answer = _decision(request, decision, page)
     if answer is not None:
         return answer
     try:
-        result = actions.decide_conflict(
-            pair, decision, request.user, text=text, shown=form.cleaned_data["shown"] or None
+        result = actions.decide(
+            found,
+            decision,
+            request.user,
+            text=text,
+            shown=form.cleaned_data["shown"] or None,
+            older_hidden=access.older_hidden(request.user, found),
         )
     except StaleCard as exc:
-        return stale(request, form, "conflict", str(pair.pk), exc, page)
+        return stale(request, form, found.kind, str(found.pk), exc, page)
     except ReviewError as exc:
         return refused(request, form, exc, page)
     message = decided(result)
     if request.htmx:
-        return card_done(request, "conflict", str(pair.pk), message, result.event, _texts(result))
+        return card_done(request, found.kind, str(found.pk), message, result.event, _texts(result))
     messages.success(request, message)
     return back(request, form, page)

@@ -144,11 +144,9 @@ def undo(request: HtmxRequest, event_id: int) -> HttpResponse:
 
 def restored_cards(request: HttpRequest, queue: str, keys: list[str]) -> list[dict]:
     """Rows for the cards a bulk undo brings back (out-of-band swaps)."""
-    if queue == "conflicts":
-        pairs = access.conflicts_for(request.user).filter(pk__in=[k for k in keys if k.isdigit()])
-        return [{"kind": "conflict", "row": queues.conflict_row(p)} for p in pairs]
-    allowed = set(access.agent_ids_for(request.user))
-    notes = access.notes_for(request.user).filter(pk__in=keys).select_related("merge_candidate")
-    if queue == "merges":
-        return [{"kind": "merge", "row": queues.merge_row(n, allowed)} for n in notes]
+    if queue in ("merges", "conflicts"):
+        allowed = set(access.agent_ids_for(request.user))
+        pairs = access.pairs_for(request.user).filter(pk__in=[int(k) for k in keys if k.isdigit()])
+        return [{"kind": p.kind, "row": queues.pair_row(p, allowed)} for p in pairs]
+    notes = access.notes_for(request.user).filter(pk__in=keys)
     return [{"kind": "quality", "row": queues.quality_row(n)} for n in notes]

@@ -28,9 +28,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from engine.config import get_config
-from engine.curation.actions import PAIR_DECISIONS, conflict_sides, merge_preview, older_newer
+from engine.curation.actions import PAIR_DECISIONS, merge_preview, pair_sides
 from engine.errors import AmemError
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair, waiting_q
 from review import access, reasons
 from review.diff import differences, side_diff
 from review.views.common import HtmxRequest, agent_choices, render
@@ -64,18 +64,15 @@ class Links:
 
     def __init__(self) -> None:
         self.note = reverse("review:note", args=[_PLACEHOLDER])
-        self.pending = reverse("review:pending", args=[_PLACEHOLDER, "decision"])
-        self.conflict = reverse("review:conflict", args=[999999999, "decision"])
+        self.pair = reverse("review:pair", args=[999999999, "decision"])
         self.retire = reverse("review:retire", args=[_PLACEHOLDER])
         self.keep = reverse("review:keep", args=[_PLACEHOLDER])
 
     def to_note(self, note: Note, path: str | None = None) -> str:
         return (path or self.note).replace(str(_PLACEHOLDER), str(note.pk))
 
-    def decisions(self, kind: str, key: str) -> dict[str, str]:
-        base = (
-            self.pending.replace(str(_PLACEHOLDER), key) if kind == "merge" else self.conflict.replace("999999999", key)
-        )
+    def decisions(self, key: str) -> dict[str, str]:
+        base = self.pair.replace("999999999", key)
         return {d: base.replace("/decision/", f"/{d}/") for d in PAIR_DECISIONS}
 
 
@@ -122,7 +119,7 @@ def _pair(row: dict, older: Note | None, newer: Note, guess: tuple[str, str, str
     code, label, reason = guess
     row.update(older=older, newer=newer, guess=code, guess_label=label, reason=reason, shown=shown_value(older, newer))
     row.update(older_url=links.to_note(older) if older is not None else "", newer_url=links.to_note(newer))
-    urls = links.decisions(row["kind"], row["key"])
+    urls = links.decisions(row["key"])
     row["notes"] = " ".join(str(n.pk) for n in (older, newer) if n is not None)
     if older is not None:
         row["older_html"], row["newer_html"] = side_diff(older.content, newer.content)
@@ -134,21 +131,18 @@ def _pair(row: dict, older: Note | None, newer: Note, guess: tuple[str, str, str
     return row
 
 
-def merge_row(note: Note, allowed: set[str], links: Links | None = None) -> dict:
-    """A pending-merge card: the flagged note and the note it resembles, older beside newer."""
-    candidate = note.merge_candidate if note.merge_candidate and note.merge_candidate.agent_id in allowed else None
-    older, newer = older_newer(candidate, note) if candidate is not None else (None, note)
-    row: dict = {"kind": "merge", "key": str(note.pk), "agent": note.agent_id, "note": note}
-    row["similarity"] = note.merge_similarity
-    return _pair(row, older, newer, reasons.merge_guess(note), links or Links())
-
-
-def conflict_row(pair: ConflictPair, links: Links | None = None) -> dict:
-    """A conflict card: the two notes, older beside newer, and who found the pair."""
-    older, newer = conflict_sides(pair)
-    row: dict = {"kind": "conflict", "key": str(pair.pk), "agent": pair.note_a.agent_id, "pair": pair}
-    row.update(found_by=reasons.found_by(pair), likelihood=pair.likelihood, open=pair.status == ConflictPair.OPEN)
-    return _pair(row, older, newer, reasons.conflict_guess(pair), links or Links())
+def pair_row(pair: Pair, allowed: set[str], links: Links | None = None) -> dict:
+    """A pair card: the two notes, older beside newer (an older note of an agent the reviewer may
+    not review is left out: only "both true" and "not related" apply), and who found the pair."""
+    hidden = pair.older.agent_id not in allowed
+    older, newer = (None, pair.newer) if hidden else pair_sides(pair)
+    row: dict = {"kind": pair.kind, "key": str(pair.pk), "agent": pair.newer.agent_id, "pair": pair}
+    row.update(open=pair.status == Pair.OPEN, older_hidden=hidden)
+    if pair.kind == Pair.CONFLICT:
+        row.update(found_by=reasons.found_by(pair), likelihood=pair.likelihood)
+    else:
+        row["similarity"] = pair.similarity
+    return _pair(row, older, newer, reasons.pair_guess(pair), links or Links())
 
 
 def quality_row(note: Note, links: Links | None = None) -> dict:
@@ -183,20 +177,15 @@ def _quality_urls(note: Note, links: Links) -> dict[str, str]:
 # --- the queues as querysets ---------------------------------------------------------------
 
 
-def _in_open_conflict() -> Q:
-    """Notes in an open conflict: they wait in the Conflicts queue only (one place per note)."""
-    pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN)
-    return Q(pk__in=pairs.values("note_a_id")) | Q(pk__in=pairs.values("note_b_id"))
-
-
 def quality_notes(agent_ids: list[str]) -> QuerySet[Note]:
-    """Flagged notes, and notes too short or ephemeral and past their time (computed now); none in a conflict."""
+    """Flagged notes, and notes too short or ephemeral and past their time (computed now); none in
+    an open conflict (they wait in the Conflicts queue only: one place per note)."""
     cfg = get_config()
     expired_before = timezone.now() - timedelta(days=cfg.ephemeral_days)
     live = Q(chars__lt=cfg.quality_min_chars) | Q(ephemeral=True, created_at__lt=expired_before)
     return (
-        Note.objects.filter(agent_id__in=agent_ids, is_active=True, conflict=False)
-        .exclude(_in_open_conflict())
+        Note.objects.filter(agent_id__in=agent_ids, is_active=True)
+        .exclude(waiting_q(Pair.CONFLICT))
         .annotate(chars=Length("content"))
         .filter(Q(low_quality=True) | live)
         .order_by("-low_quality", "-created_at", "pk")
@@ -206,25 +195,28 @@ def quality_notes(agent_ids: list[str]) -> QuerySet[Note]:
 def in_conflict_count(agent_ids: list[str]) -> int:
     """Flagged notes that wait in Conflicts instead of here."""
     active = Note.objects.filter(agent_id__in=agent_ids, is_active=True, low_quality=True)
-    return active.filter(Q(conflict=True) | _in_open_conflict()).count()
+    return active.waiting(Pair.CONFLICT).count()
 
 
-def merge_notes(agent_ids: list[str]) -> QuerySet[Note]:
+def merge_pairs(agent_ids: list[str]) -> QuerySet[Pair]:
+    """Open merge pairs whose newer note is active and in no open conflict, the newest first."""
     return (
-        Note.objects.filter(agent_id__in=agent_ids, is_active=True, pending_merge=True)
-        .exclude(_in_open_conflict())
-        .select_related("merge_candidate")
-        .order_by("-created_at", "pk")
+        Pair.objects.open()
+        .of_kind(Pair.MERGE)
+        .filter(newer__agent_id__in=agent_ids, newer__is_active=True)
+        .exclude(newer__in=Note.objects.waiting(Pair.CONFLICT))
+        .select_related("older", "newer")
+        .order_by("-newer__created_at", "newer_id")
     )
 
 
-def open_pairs(agent_ids: list[str], allowed: list[str]) -> QuerySet[ConflictPair]:
+def open_conflicts(agent_ids: list[str], allowed: list[str]) -> QuerySet[Pair]:
     """Open conflicts, the likeliest change first (the judge's score), then the newest."""
     return (
-        ConflictPair.objects.filter(
-            status=ConflictPair.OPEN, note_a__agent_id__in=agent_ids, note_b__agent_id__in=allowed
-        )
-        .select_related("note_a", "note_b")
+        Pair.objects.open()
+        .of_kind(Pair.CONFLICT)
+        .filter(newer__agent_id__in=agent_ids, older__agent_id__in=allowed)
+        .select_related("older", "newer")
         .order_by(F("likelihood").desc(nulls_last=True), "-created_at", "-pk")
     )
 
@@ -236,8 +228,8 @@ def _per_agent(queryset, field: str = "agent_id") -> dict[str, int]:
 def waiting_by_agent(agent_ids: list[str]) -> dict[str, dict[str, int]]:
     """How many cards wait in each queue, per agent: the dashboard's columns and (summed) the
     menu's badges, counted by the same querysets the queue pages list, so they always agree."""
-    merges = _per_agent(merge_notes(agent_ids))
-    conflicts = _per_agent(open_pairs(agent_ids, agent_ids), "note_a__agent_id")
+    merges = _per_agent(merge_pairs(agent_ids), "newer__agent_id")
+    conflicts = _per_agent(open_conflicts(agent_ids, agent_ids), "newer__agent_id")
     quality = _per_agent(quality_notes(agent_ids))
     return {
         a: {"merges": merges.get(a, 0), "conflicts": conflicts.get(a, 0), "quality": quality.get(a, 0)}
@@ -271,31 +263,19 @@ def _about(subject: str, prefix: str = "") -> Q:
     return Q(**{f"{prefix}subjects__icontains": f'"{subject}"'})  # SQLite: the quoted id in the stored list
 
 
-def _filtered_merges(notes: QuerySet[Note], f: dict) -> QuerySet[Note]:
+def _filtered_pairs(pairs: QuerySet[Pair], f: dict, score: str) -> QuerySet[Pair]:
+    """A queue's pairs narrowed by the search box, a subject, a least ``score`` and a note or pair id."""
     if f["q"]:
-        notes = notes.filter(Q(content__icontains=f["q"]) | Q(merge_candidate__content__icontains=f["q"]))
+        pairs = pairs.filter(Q(newer__content__icontains=f["q"]) | Q(older__content__icontains=f["q"]))
     if f["subject"]:
-        notes = notes.filter(_about(f["subject"]) | _about(f["subject"], "merge_candidate__"))
+        pairs = pairs.filter(_about(f["subject"], "newer__") | _about(f["subject"], "older__"))
     if f["min_value"] is not None:
-        notes = notes.filter(merge_similarity__gte=f["min_value"])
-    if f["note"]:
-        note = _uuid_or_none(f["note"])
-        notes = notes.filter(Q(pk=note) | Q(merge_candidate_id=note)) if note else notes.none()
-    return notes
-
-
-def _filtered_conflicts(pairs: QuerySet[ConflictPair], f: dict) -> QuerySet[ConflictPair]:
-    if f["q"]:
-        pairs = pairs.filter(Q(note_a__content__icontains=f["q"]) | Q(note_b__content__icontains=f["q"]))
-    if f["subject"]:
-        pairs = pairs.filter(_about(f["subject"], "note_a__") | _about(f["subject"], "note_b__"))
-    if f["min_value"] is not None:
-        pairs = pairs.filter(likelihood__gte=f["min_value"])
+        pairs = pairs.filter(**{f"{score}__gte": f["min_value"]})
     if f["pair"]:
         pairs = pairs.filter(pk=int(f["pair"]) if f["pair"].isdigit() else -1)
     if f["note"]:
         note = _uuid_or_none(f["note"])
-        pairs = pairs.filter(Q(note_a_id=note) | Q(note_b_id=note)) if note else pairs.none()
+        pairs = pairs.filter(Q(newer_id=note) | Q(older_id=note)) if note else pairs.none()
     return pairs
 
 
@@ -377,13 +357,13 @@ def _ctx(request: HttpRequest, picked: str, rows: list[dict], f: dict, paged: di
 @login_required
 @require_GET
 def merges(request: HtmxRequest) -> HttpResponse:
-    """Notes flagged as alike (pending merge) beside the note each resembles."""
+    """Open merge pairs: a note beside the older note it resembles."""
     ids, picked = _queue_agents(request)
     f = _filters(request)
-    paged = _page(request, _filtered_merges(merge_notes(ids), f), f, "merges", picked)
+    paged = _page(request, _filtered_pairs(merge_pairs(ids), f, "similarity"), f, "merges", picked)
     allowed = set(agent_choices(request))
     links = Links()
-    rows = [merge_row(n, allowed, links) for n in paged["page"]]
+    rows = [pair_row(p, allowed, links) for p in paged["page"]]
     ctx = _ctx(
         request,
         picked,
@@ -405,9 +385,10 @@ def conflicts(request: HtmxRequest) -> HttpResponse:
     """Open conflict pairs, the likeliest change first."""
     ids, picked = _queue_agents(request)
     f = _filters(request)
-    paged = _page(request, _filtered_conflicts(open_pairs(ids, agent_choices(request)), f), f, "conflicts", picked)
+    allowed = agent_choices(request)
+    paged = _page(request, _filtered_pairs(open_conflicts(ids, allowed), f, "likelihood"), f, "conflicts", picked)
     links = Links()
-    rows = [conflict_row(p, links) for p in paged["page"]]
+    rows = [pair_row(p, set(allowed), links) for p in paged["page"]]
     ctx = _ctx(
         request,
         picked,
@@ -454,10 +435,8 @@ CARD_TEMPLATES = {
 
 def card_response(request: HttpRequest, kind: str, key: str, *, status: int = 200, **extra) -> TemplateResponse:
     """One queue card as it is now (``extra``: e.g. ``stale=True``, said on the card)."""
-    if kind == "conflict":
-        row = conflict_row(access.get_conflict(request.user, key))
-    elif kind == "merge":
-        row = merge_row(access.get_note(request.user, key), set(access.agent_ids_for(request.user)))
+    if kind in (Pair.MERGE, Pair.CONFLICT):
+        row = pair_row(access.get_pair(request.user, key), set(access.agent_ids_for(request.user)))
     else:
         row = quality_row(access.get_note(request.user, key))
     row.update(extra)

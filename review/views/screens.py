@@ -22,7 +22,7 @@ from engine.errors import AmemError, InvalidInput
 from engine.maintenance.quality import PENDING_CONFLICT
 from engine.maintenance.runner import FAILED_CALL
 from engine.retrieval.search import search
-from memories.models import CATEGORIES, Agent, ConflictPair, JobRun, Link, LlmCall, Note, NoteEvent
+from memories.models import CATEGORIES, Agent, JobRun, Link, LlmCall, Note, NoteEvent, Pair, waiting_q
 from review import access, reasons
 from review.views import queues
 from review.views.common import HtmxRequest, agent_choices, event_changes, event_label, note_ids_in, render
@@ -36,10 +36,10 @@ TREND_DAYS = 7
 STRONG_SIMILARITY = 0.5
 FLAGS = {
     "low_quality": Q(low_quality=True),
-    "pending_merge": Q(pending_merge=True),
-    "conflict": Q(conflict=True),
+    "pending_merge": waiting_q(Pair.MERGE, as_newer=True),
+    "conflict": waiting_q(Pair.CONFLICT),
     "ephemeral": Q(ephemeral=True),
-    "none": Q(low_quality=False, pending_merge=False, conflict=False),
+    "none": Q(low_quality=False) & ~waiting_q(Pair.MERGE, as_newer=True) & ~waiting_q(Pair.CONFLICT),
 }
 TURN_PATHS = ["episodic", "conversation"]
 
@@ -167,10 +167,22 @@ def browser(request: HtmxRequest, agent_id: str) -> HttpResponse:
     context["params"] = params.urlencode()
     if query:
         context.update(_search(request, agent_id, query))
+        shown = [r.note.pk for r in context.get("results", [])]
     else:
         notes = _filtered(Note.objects.filter(agent_id=agent_id), f)
         context["page"] = Paginator(notes.order_by("-created_at"), PAGE_SIZE).get_page(request.GET.get("page"))
+        shown = [n.pk for n in context["page"]]
+    context.update(_waiting(shown))
     return render(request, "review/browser.html", "results", context, status=context.pop("http_status", 200))
+
+
+def _waiting(note_ids: list) -> dict[str, set]:
+    """Which of the listed notes wait for a person (their badges), read from the open pairs."""
+    listed = Note.objects.filter(pk__in=note_ids)
+    return {
+        "merge_ids": set(listed.waiting(Pair.MERGE, as_newer=True).values_list("pk", flat=True)),
+        "conflict_ids": set(listed.waiting(Pair.CONFLICT).values_list("pk", flat=True)),
+    }
 
 
 def _search(request: HttpRequest, agent_id: str, query: str) -> dict:
@@ -218,20 +230,19 @@ def note_context(request: HttpRequest, note: Note, **extra) -> dict:
         if "content" not in (e.before or {}) and (e.after or {}).get("content") == note.content:
             changes = [dict(c, kind="now") if c["field"] == "content" else c for c in changes]
         history.append({"event": e, "label": event_label(e), "changes": changes, "undoable": e.pk in can_undo})
-    candidate = None
-    if note.merge_candidate_id and note.merge_candidate and note.merge_candidate.agent_id in allowed:
-        candidate = note.merge_candidate
+    waiting = Pair.objects.open().filter(newer=note).select_related("older")
+    merge = waiting.of_kind(Pair.MERGE).order_by("-created_at").first()
     # A conflict's own flag ("pending_conflict") is decided in Conflicts, not kept away here.
     quality_why = [reasons.quality_reason(c) for c in note.low_quality_reasons or [] if c != PENDING_CONFLICT]
-    open_pairs = ConflictPair.objects.filter(status=ConflictPair.OPEN).filter(Q(note_a=note) | Q(note_b=note))
     return {
         "note": note,
         "quality_why": quality_why if note.low_quality else [],
-        "in_conflict": note.conflict or open_pairs.exists(),
+        "in_conflict": Pair.objects.open().of_kind(Pair.CONFLICT).touching([note.pk]).exists(),
+        "merge": merge,
         "out_links": out_links,
         "in_links": in_links,
         "history": history,
-        "candidate": candidate,
+        "candidate": merge.older if merge is not None and merge.older.agent_id in allowed else None,
         "min_chars": get_config().quality_min_chars,
         "note_facts": facts.citing([note]),
         **extra,

@@ -16,9 +16,9 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from engine.annotations import conflicts
+from engine.annotations import pairs
 from engine.write.pipeline import add_episodic
-from memories.models import Agent, Note
+from memories.models import Agent, Note, Pair
 
 ACTOR = "bootstrap"
 CONFLICT = ("demo example: a fact that changed (the older note)", "demo example: a fact that changed (the newer note)")
@@ -57,10 +57,9 @@ def _change_of_fact(agent: Agent) -> None:
     newer = add_episodic(NEWER_FACT, agent, subjects=["alex"], sources=[CONFLICT[1]], actor=ACTOR)
     with transaction.atomic():
         reason = "may have changed: “lives in Leeds” → “moved to York” (an example the demo set up)"
-        pair = conflicts.record(newer, older, reason, ACTOR)
-        if pair is not None:
-            pair.likelihood, pair.opened_by = 0.8, "rules"
-            pair.save(update_fields=["likelihood", "opened_by"])
+        pairs.open_pair(
+            older, newer, kind=Pair.CONFLICT, actor=ACTOR, reason=reason, guess="change", likelihood=0.8, opened_by="rules"
+        )
 
 
 def _fact_said_twice(agent: Agent) -> bool:
@@ -70,10 +69,14 @@ def _fact_said_twice(agent: Agent) -> bool:
     if existing is None:
         return False  # the demo memory it repeats is gone: no example rather than a made-up pair
     note = add_episodic(TWICE, agent, subjects=existing.subjects, sources=[MERGE], actor=ACTOR)
-    Note.objects.filter(pk=note.pk).update(
-        pending_merge=True,
-        merge_candidate=existing,
-        merge_guess="same",
-        merge_reason="the same fact said twice: “avoids coffee” / “never has coffee” (an example the demo set up)",
-    )
+    with transaction.atomic():
+        pairs.open_pair(
+            existing,
+            note,
+            kind=Pair.MERGE,
+            actor=ACTOR,
+            guess="same",
+            reason="the same fact said twice: “avoids coffee” / “never has coffee” (an example the demo set up)",
+            opened_by="rules",
+        )
     return True
