@@ -51,7 +51,7 @@ def main() -> int:
         refused = 0
         for row, learned in zip(rows, verdicts, strict=True):
             at = dt.datetime.fromisoformat(row["at"]).replace(hour=12, tzinfo=dt.UTC)
-            note = SimpleNamespace(content=row["text"], conflict=False, ephemeral=False, created_at=at)
+            note = SimpleNamespace(content=row["text"], ephemeral=False, created_at=at)
             reasons = reasons_for(
                 note,  # type: ignore[arg-type]
                 min_chars=cfg.quality_min_chars,

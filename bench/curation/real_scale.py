@@ -59,7 +59,7 @@ def write_store(store: str, agent, log):
 
 def replay(store: str, nights: int, log) -> dict:
     from engine.maintenance.runner import SEQUENCES, run_jobs
-    from memories.models import Agent, ConflictPair, JobRun, Note
+    from memories.models import Agent, JobRun, Note, Pair
 
     agent = Agent.objects.create(id=f"scale-{store}"[:64])
     started = time.monotonic()
@@ -81,10 +81,13 @@ def replay(store: str, nights: int, log) -> dict:
         sweep = JobRun.objects.filter(agent_id=agent.pk, job="pair_sweep").order_by("-pk").first()
         active = Note.objects.filter(agent_id=agent.pk, is_active=True)
         notes = active.count()
-        conflicts = list(ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN))
-        waiting = list(active.filter(pending_merge=True).values_list("pk", "merge_candidate_id"))
-        cards = [("conflict", str(p.note_a_id), str(p.note_b_id)) for p in conflicts]
-        cards += [("pair", str(newer), str(older)) for newer, older in waiting if older]
+        open_pairs = Pair.objects.open().filter(newer__agent_id=agent.pk)
+        conflicts = list(open_pairs.of_kind(Pair.CONFLICT))
+        waiting = list(
+            open_pairs.of_kind(Pair.MERGE).filter(newer__is_active=True).values_list("newer_id", "older_id")
+        )
+        cards = [("conflict", str(p.newer_id), str(p.older_id)) for p in conflicts]
+        cards += [("pair", str(newer), str(older)) for newer, older in waiting]
         wanted = {pk for _, x, y in cards for pk in (x, y) if pk not in text_of}
         text_of.update({str(pk): c for pk, c in Note.objects.filter(pk__in=wanted).values_list("pk", "content")})
         verdicts: Counter = Counter()

@@ -12,8 +12,8 @@ What runs is the product's own code on a scratch SQLite database and embedded in
   agent of its own; text A is written with ``add_memory`` (the full write path: quality gate,
   L1/L2 dedup, the pair triage, construct, link, facts), text B a day later; then the nightly
   jobs run for that agent (pending merges, consolidation, contradiction sweep, quality scan).
-  A pair *opened a conflict* when an open ConflictPair joins its two notes; it *waits as a pair*
-  when one note is pending a merge with the other; it *reached a person* when either holds and
+  A pair *opened a conflict* when an open conflict ``Pair`` joins its two notes; it *waits as a
+  pair* when an open merge ``Pair`` joins them (its newer note active); it *reached a person* when either holds and
   nothing was merged; it was *merged* when B was folded into A at write (or found a duplicate)
   or a job merged one into the other — a merge of anything but a duplicate is a wrong merge.
 * **notes** (every note set): each note written alone by its own agent, dated so that the
@@ -172,7 +172,7 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
     from engine.errors import AmemError
     from engine.maintenance.runner import SEQUENCES, run_jobs
     from engine.write.pipeline import add_memory
-    from memories.models import Agent, ConflictPair, Note
+    from memories.models import Agent, Note, Pair
 
     results: list[PairResult] = []
     agents = []
@@ -200,16 +200,16 @@ def replay_pairs(rows: list[dict], log) -> list[PairResult]:
             continue
         a_id, b_id = ids
         if a_id != b_id:
-            pair = ConflictPair.objects.filter(note_a_id__in=ids, note_b_id__in=ids, status=ConflictPair.OPEN).first()
+            between = Pair.objects.open().filter(older_id__in=ids, newer_id__in=ids)
+            pair = between.of_kind(Pair.CONFLICT).first()
             if pair is not None:
                 result.conflict, result.rule = True, rule_of(pair)
+            asked = between.of_kind(Pair.MERGE).filter(newer__is_active=True).first()
+            if asked is not None:
+                result.waiting, result.guess = True, asked.guess
         both = {n.pk: n for n in Note.objects.filter(pk__in=ids)}
         merged_by_job = any(n.merged_into_id is not None for n in both.values())
         result.merged = result.outcome_b in ("folded", "duplicate") or merged_by_job
-        for note in both.values():
-            other = b_id if note.pk == a_id else a_id
-            if note.pending_merge and note.is_active and note.merge_candidate_id == other:
-                result.waiting, result.guess = True, note.merge_guess
     return results
 
 
@@ -385,7 +385,7 @@ def replay_scale(limit: int, log) -> dict:
     from django.test import Client
 
     from engine.maintenance.runner import SEQUENCES, run_jobs
-    from memories.models import Agent, ApiKey, ConflictPair, Note
+    from memories.models import Agent, ApiKey, Note, Pair
 
     rows, planted = scale_rows(limit)
     agent = Agent.objects.create(id="cur-scale")
@@ -406,7 +406,9 @@ def replay_scale(limit: int, log) -> dict:
     run_jobs(SEQUENCES["nightly"], agents=[agent])
     notes = Note.objects.filter(agent_id=agent.pk)
     active = notes.filter(is_active=True)
-    open_conflicts = list(ConflictPair.objects.filter(note_a__agent_id=agent.pk, status=ConflictPair.OPEN))
+    open_pairs = Pair.objects.open().filter(newer__agent_id=agent.pk)
+    open_conflicts = list(open_pairs.of_kind(Pair.CONFLICT))
+    asked = open_pairs.of_kind(Pair.MERGE).filter(newer__is_active=True)
     planted_pairs = {
         frozenset((ids.get(p["original"]), ids.get(p["change"])))
         for p in planted
@@ -417,18 +419,15 @@ def replay_scale(limit: int, log) -> dict:
         a, b = ids.get(plant["original"]), ids.get(plant["change"])
         found = "not written"
         if a and b:
-            conflict = any({str(p.note_a_id), str(p.note_b_id)} == {a, b} for p in open_conflicts)
-            waiting = (
-                active.filter(pk=b, pending_merge=True, merge_candidate__pk=a).exists()
-                or active.filter(pk=a, pending_merge=True, merge_candidate__pk=b).exists()
-            )
+            conflict = any({str(p.older_id), str(p.newer_id)} == {a, b} for p in open_conflicts)
+            waiting = asked.filter(older_id__in=(a, b), newer_id__in=(a, b)).exists()
             found = "conflict" if conflict else "waiting" if waiting else "unseen"
         reached += found in ("conflict", "waiting")
         by_plant.append({"id": plant["id"], "lang": plant.get("lang", ""), "fate": found})
-    false = [p for p in open_conflicts if frozenset((str(p.note_a_id), str(p.note_b_id))) not in planted_pairs]
-    pending = active.filter(pending_merge=True).count()
+    false = [p for p in open_conflicts if frozenset((str(p.older_id), str(p.newer_id))) not in planted_pairs]
+    pending = asked.values("newer_id").distinct().count()
     low = active.filter(low_quality=True).count()
-    in_conflict = {pk for p in open_conflicts for pk in (p.note_a_id, p.note_b_id)}
+    in_conflict = {pk for p in open_conflicts for pk in (p.older_id, p.newer_id)}
     queued = len(open_conflicts) + pending + low
     written_notes = active.count()
     return {
