@@ -83,9 +83,7 @@ def replay(store: str, nights: int, log) -> dict:
         notes = active.count()
         open_pairs = Pair.objects.open().filter(newer__agent_id=agent.pk)
         conflicts = list(open_pairs.of_kind(Pair.CONFLICT))
-        waiting = list(
-            open_pairs.of_kind(Pair.MERGE).filter(newer__is_active=True).values_list("newer_id", "older_id")
-        )
+        waiting = list(open_pairs.of_kind(Pair.MERGE).filter(newer__is_active=True).values_list("newer_id", "older_id"))
         cards = [("conflict", str(p.newer_id), str(p.older_id)) for p in conflicts]
         cards += [("pair", str(newer), str(older)) for newer, older in waiting]
         wanted = {pk for _, x, y in cards for pk in (x, y) if pk not in text_of}

@@ -409,6 +409,7 @@ def replay_scale(limit: int, log) -> dict:
     open_pairs = Pair.objects.open().filter(newer__agent_id=agent.pk)
     open_conflicts = list(open_pairs.of_kind(Pair.CONFLICT))
     asked = open_pairs.of_kind(Pair.MERGE).filter(newer__is_active=True)
+    asked_pairs = list(asked.values_list("older_id", "newer_id"))
     planted_pairs = {
         frozenset((ids.get(p["original"]), ids.get(p["change"])))
         for p in planted
@@ -420,7 +421,7 @@ def replay_scale(limit: int, log) -> dict:
         found = "not written"
         if a and b:
             conflict = any({str(p.older_id), str(p.newer_id)} == {a, b} for p in open_conflicts)
-            waiting = asked.filter(older_id__in=(a, b), newer_id__in=(a, b)).exists()
+            waiting = any({str(older), str(newer)} == {a, b} for older, newer in asked_pairs)
             found = "conflict" if conflict else "waiting" if waiting else "unseen"
         reached += found in ("conflict", "waiting")
         by_plant.append({"id": plant["id"], "lang": plant.get("lang", ""), "fate": found})

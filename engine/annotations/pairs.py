@@ -65,13 +65,21 @@ def open_pair(
         NoteEvent.objects.create(
             note=note,
             action="flag",
-            after={"op": "open_pair", "queue": kind, "waits_beside": str(other.pk), "reason": reason, "pair_id": pair.pk},
+            after={
+                "op": "open_pair",
+                "queue": kind,
+                "waits_beside": str(other.pk),
+                "reason": reason,
+                "pair_id": pair.pk,
+            },
             actor=actor,
         )
     return pair
 
 
-def to_conflict(pair: Pair, reason: str, actor: str, *, likelihood: float | None = None, opened_by: str = "model") -> bool:
+def to_conflict(
+    pair: Pair, reason: str, actor: str, *, likelihood: float | None = None, opened_by: str = "model"
+) -> bool:
     """A waiting merge pair judged a change after all: it moves to the conflict queue. False when
     it was decided meanwhile."""
     moved = Pair.objects.filter(pk=pair.pk, status=Pair.OPEN, kind=Pair.MERGE).update(

@@ -272,9 +272,7 @@ def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] |
     plan = Plan()
     links: list[tuple[uuid.UUID, list[str]]] = []
     conflicts: list[tuple[uuid.UUID, list[str], str]] = []
-    for note, events, out, (against, reason) in _good_records(
-        plan, records, lambda data: _amem_note(data, agent_map)
-    ):
+    for note, events, out, (against, reason) in _good_records(plan, records, lambda data: _amem_note(data, agent_map)):
         plan.notes.append(note)
         plan.events.extend(events)
         links.append((note.pk, out))
@@ -300,9 +298,7 @@ def plan_openclaw_amem(records: Iterable[Record], *, agent_map: dict[str, str] |
     return plan
 
 
-def _amem_note(
-    data: Any, agent_map: dict[str, str]
-) -> tuple[Note, list[NoteEvent], list[str], tuple[list[str], str]]:
+def _amem_note(data: Any, agent_map: dict[str, str]) -> tuple[Note, list[NoteEvent], list[str], tuple[list[str], str]]:
     if not isinstance(data, dict):
         raise BadRecord("not a JSON object")
     payload = data.get("payload", data)

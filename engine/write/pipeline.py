@@ -481,7 +481,12 @@ def _store_insert(
             )
         if conflict is not None:
             pairs.open_pair(
-                conflict[0], note, kind=Pair.CONFLICT, actor=given.actor, reason=f"[write] {conflict[1]}", guess="change"
+                conflict[0],
+                note,
+                kind=Pair.CONFLICT,
+                actor=given.actor,
+                reason=f"[write] {conflict[1]}",
+                guess="change",
             )
             note.refresh_from_db(fields=["evolution_type"])
         _touch(agent)

@@ -86,8 +86,15 @@ def backward(apps, schema_editor):
     Pair.objects.filter(kind="merge").delete()
 
 
-NOTE_FIELDS = ("pending_merge", "merge_candidate", "merge_similarity", "merge_guess", "merge_reason", "conflict",
-               "conflict_reason")
+NOTE_FIELDS = (
+    "pending_merge",
+    "merge_candidate",
+    "merge_similarity",
+    "merge_guess",
+    "merge_reason",
+    "conflict",
+    "conflict_reason",
+)
 
 
 class Migration(migrations.Migration):

@@ -58,7 +58,14 @@ def _change_of_fact(agent: Agent) -> None:
     with transaction.atomic():
         reason = "may have changed: “lives in Leeds” → “moved to York” (an example the demo set up)"
         pairs.open_pair(
-            older, newer, kind=Pair.CONFLICT, actor=ACTOR, reason=reason, guess="change", likelihood=0.8, opened_by="rules"
+            older,
+            newer,
+            kind=Pair.CONFLICT,
+            actor=ACTOR,
+            reason=reason,
+            guess="change",
+            likelihood=0.8,
+            opened_by="rules",
         )
 
 

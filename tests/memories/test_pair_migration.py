@@ -68,7 +68,11 @@ def _old_store() -> dict[str, object]:
     )
     for new, old, guess in (("m_new", "m_old", "same"), ("n_new", "n_old", "change")):
         notes.filter(pk=ids[new]).update(
-            pending_merge=True, merge_candidate_id=ids[old], merge_similarity=0.81, merge_guess=guess, merge_reason=guess
+            pending_merge=True,
+            merge_candidate_id=ids[old],
+            merge_similarity=0.81,
+            merge_guess=guess,
+            merge_reason=guess,
         )
     notes.filter(pk=ids["x_new"]).update(merge_candidate_id=ids["x_old"], evolution_type="NEW")
     notes.filter(pk=ids["lonely"]).update(conflict=True, conflict_reason="lonely")
