@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memories.models import ConflictPair, Note, NoteEvent
+from memories.models import Note, NoteEvent, Pair
 from tests.review.conftest import HTMX
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +31,25 @@ def last_event(note: Note) -> NoteEvent:
 
 def undo(client, event: NoteEvent, **data):
     return client.post(f"/review/events/{event.pk}/undo/", data, **HTMX)
+
+
+def merge_pair(older: Note, newer: Note, **fields) -> Pair:
+    """``newer`` waits in the merges queue beside ``older`` (a pending merge)."""
+    return Pair.objects.create(kind=Pair.MERGE, older=older, newer=newer, **fields)
+
+
+def pending(note: Note) -> bool:
+    """Whether the note waits for a merge decision (the newer of an open merge pair)."""
+    return Note.objects.waiting(Pair.MERGE, as_newer=True).filter(pk=note.pk).exists()
+
+
+def in_conflict(note: Note) -> bool:
+    """Whether the note waits in the conflicts queue (either side of an open conflict pair)."""
+    return Note.objects.waiting(Pair.CONFLICT).filter(pk=note.pk).exists()
+
+
+def decide(client, pair: Pair, decision: str, **data):
+    return client.post(f"/review/pairs/{pair.pk}/{decision}/", data, **HTMX)
 
 
 def test_edit_replaces_the_text_and_undo_brings_it_back(rclient, alice, make_note):
@@ -106,73 +125,110 @@ def test_an_agent_crud_update_can_be_undone_from_history(rclient, alice, make_no
 
 def test_pending_merge_keep_both_then_undo(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = clean(
-        make_note(
-            alice,
-            "Alice drinks green tea each morning at seven.",
-            pending_merge=True,
-            merge_candidate=old,
-            merge_similarity=0.8,
-        )
-    )
-    response = rclient.post(f"/review/notes/{new.pk}/pending/both/", **HTMX)
+    new = clean(make_note(alice, "Alice drinks green tea each morning at seven."))
+    pair = merge_pair(old, new, similarity=0.8)
+    response = decide(rclient, pair, "both")
     assert b"Both true: kept both" in response.content and b"Undo" in response.content
     new.refresh_from_db()
-    assert not new.pending_merge and new.merge_candidate_id is None and new.index_dirty and new.is_active
-    restored = undo(rclient, last_event(new), kind="merge", key=str(new.pk))
-    assert f'id="merge-{new.pk}"'.encode() in restored.content and b"Both true" in restored.content
-    new.refresh_from_db()
-    assert new.pending_merge and new.merge_candidate_id == old.pk and new.merge_similarity == 0.8
+    pair.refresh_from_db()
+    assert not pending(new) and new.index_dirty and new.is_active
+    assert (pair.status, pair.resolution, pair.resolved_by) == (Pair.RESOLVED, "both", ACTOR)
+    restored = undo(rclient, last_event(new), kind="merge", key=str(pair.pk))
+    assert f'id="merge-{pair.pk}"'.encode() in restored.content and b"Both true" in restored.content
+    pair.refresh_from_db()
+    assert pending(new) and pair.status == Pair.OPEN and pair.resolution == ""
+    assert (pair.older_id, pair.newer_id, pair.similarity) == (old.pk, new.pk, 0.8)
 
 
 def test_pending_merge_newer_replaces_older_keeps_the_new_note_and_retires_the_existing(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(alice, "Alice drinks black coffee every morning now.", pending_merge=True, merge_candidate=old)
-    response = rclient.post(f"/review/notes/{new.pk}/pending/replace/", **HTMX)
+    new = make_note(alice, "Alice drinks black coffee every morning now.")
+    pair = merge_pair(old, new)
+    response = decide(rclient, pair, "replace")
     assert b"kept \xe2\x80\x9cAlice drinks black coffee" in response.content
     new.refresh_from_db()
     old.refresh_from_db()
-    assert new.is_active and not new.pending_merge and not old.is_active
+    pair.refresh_from_db()
+    assert new.is_active and not pending(new) and not old.is_active
+    assert (pair.resolution, pair.superseded_id) == ("replace", old.pk)
     assert last_event(old).after["superseded_by"] == str(new.pk)
-    assert rclient.post(f"/review/notes/{new.pk}/pending/replace/", **HTMX).status_code == 409
-    undo(rclient, last_event(new), kind="merge", key=str(new.pk))
+    assert decide(rclient, pair, "replace").status_code == 409
+    undo(rclient, last_event(new), kind="merge", key=str(pair.pk))
     new.refresh_from_db()
     old.refresh_from_db()
-    assert old.is_active and new.pending_merge and new.merge_candidate_id == old.pk
+    pair.refresh_from_db()
+    assert old.is_active and pending(new) and pair.older_id == old.pk and pair.superseded_id is None
 
 
 def test_pending_merge_folds_into_the_older_note_and_undo_reverts_both(rclient, alice, make_note):
     old = clean(make_note(alice, "Alice drinks green tea every morning.", sources=["m1"]))
-    new = make_note(alice, "She takes it without sugar.", pending_merge=True, merge_candidate=old, sources=["m2"])
-    response = rclient.post(f"/review/notes/{new.pk}/pending/same/", **HTMX)
+    new = make_note(alice, "She takes it without sugar.", sources=["m2"])
+    pair = merge_pair(old, new)
+    response = decide(rclient, pair, "same")
     assert response.status_code == 200 and b"Same fact: merged" in response.content
     old.refresh_from_db()
     new.refresh_from_db()
+    pair.refresh_from_db()
     assert "without sugar" in old.content and old.sources == ["m1", "m2"] and old.index_dirty
-    assert not new.is_active and new.merged_into_id == old.pk and not new.pending_merge
+    assert not new.is_active and new.merged_into_id == old.pk and not pending(new)
+    assert (pair.resolution, pair.superseded_id) == ("same", new.pk)
     # The engine's one merge routine: a fold event, then the counters' consolidate event, one group.
     fold = old.events.filter(action="fold").latest("pk")
     assert last_event(old).action == "consolidate" and last_event(old).after["group"] == fold.after["group"]
     assert fold.actor == ACTOR and fold.after["group"] == last_event(new).after["group"]
-    undo(rclient, last_event(new), kind="merge", key=str(new.pk))
+    undo(rclient, last_event(new), kind="merge", key=str(pair.pk))
     old.refresh_from_db()
     new.refresh_from_db()
+    pair.refresh_from_db()
     assert old.content == "Alice drinks green tea every morning." and old.sources == ["m1"]
-    assert new.is_active and new.pending_merge and new.merge_candidate_id == old.pk and new.merged_into_id is None
+    assert new.is_active and pending(new) and pair.older_id == old.pk and new.merged_into_id is None
+
+
+def test_a_note_may_wait_beside_two_older_notes_and_each_card_is_decided_on_its_own(rclient, alice, make_note):
+    tea = make_note(alice, "Alice drinks green tea every morning.")
+    cycle = make_note(alice, "Alice cycles to work every morning.")
+    new = make_note(alice, "Every morning Alice drinks green tea, then cycles to work.")
+    first, second = merge_pair(tea, new, similarity=0.8), merge_pair(cycle, new, similarity=0.7)
+    assert pending(new)
+    queue = rclient.get("/review/queues/merges/")
+    body = queue.content.decode()
+    assert queue.context["total"] == 2 and {r["key"] for r in queue.context["rows"]} == {str(first.pk), str(second.pk)}
+    assert f'id="merge-{first.pk}"' in body and f'id="merge-{second.pk}"' in body
+    assert f"/review/pairs/{first.pk}/both/" in body and f"/review/pairs/{second.pk}/both/" in body
+    # Deciding one card leaves the other open, and the note still waits beside the other older note.
+    assert decide(rclient, first, "both").status_code == 200
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.status, first.resolution) == (Pair.RESOLVED, "both") and second.status == Pair.OPEN
+    assert pending(new)
+    rows = rclient.get("/review/queues/merges/").context["rows"]
+    assert [r["key"] for r in rows] == [str(second.pk)] and rows[0]["older"].pk == cycle.pk
+    # The other card takes its own decision: the newer replaces the second older note only.
+    assert decide(rclient, second, "replace").status_code == 200
+    second.refresh_from_db()
+    assert (second.status, second.resolution, second.superseded_id) == (Pair.RESOLVED, "replace", cycle.pk)
+    assert not pending(new) and rclient.get("/review/queues/merges/").context["total"] == 0
+    assert [Note.objects.get(pk=n.pk).is_active for n in (tea, cycle, new)] == [True, False, True]
+    assert decide(rclient, first, "replace").status_code == 409  # the first stays decided as it was
+    assert Note.objects.get(pk=tea.pk).is_active
 
 
 def test_unknown_pending_op_is_refused(rclient, alice, make_note):
-    note = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True)
-    response = rclient.post(f"/review/notes/{note.pk}/pending/explode/", **HTMX)
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    note = make_note(alice, "Alice drinks green tea each morning at seven.")
+    pair = merge_pair(old, note)
+    response = decide(rclient, pair, "explode")
     assert response.status_code == 422 and b"Unknown decision" in response.content
     assert response.status_code == 422 and last_event(note).action == "create"
+    pair.refresh_from_db()
+    assert pair.status == Pair.OPEN
 
 
 @pytest.fixture
 def conflict(alice, make_note):
-    a = clean(make_note(alice, "The meeting room is on the third floor.", conflict=True, conflict_reason="floors"))
-    b = clean(make_note(alice, "The meeting room is on the fifth floor.", conflict=True, conflict_reason="floors"))
-    return ConflictPair.objects.create(note_a=a, note_b=b, reason="floors differ")
+    a = clean(make_note(alice, "The meeting room is on the third floor."))
+    b = clean(make_note(alice, "The meeting room is on the fifth floor."))
+    return Pair.objects.create(kind=Pair.CONFLICT, older=a, newer=b, reason="floors differ")
 
 
 @pytest.mark.parametrize(
@@ -181,14 +237,17 @@ def conflict(alice, make_note):
 )
 def test_conflict_decisions_and_their_undo(rclient, conflict, decision, resolution, a_active, b_active):
     # A (the third floor) was written first: the older; "newer replaces older" keeps B.
-    response = rclient.post(f"/review/conflicts/{conflict.pk}/{decision}/", **HTMX)
+    a, b = Note.objects.get(pk=conflict.older_id), Note.objects.get(pk=conflict.newer_id)
+    assert in_conflict(a) and in_conflict(b)
+    response = decide(rclient, conflict, decision)
     assert response.status_code == 200 and b"Undo" in response.content
     conflict.refresh_from_db()
-    a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
+    a.refresh_from_db()
+    b.refresh_from_db()
     assert (conflict.status, conflict.resolution, conflict.resolved_by) == ("resolved", resolution, ACTOR)
-    assert (a.is_active, b.is_active) == (a_active, b_active) and not a.conflict and not b.conflict
+    assert (a.is_active, b.is_active) == (a_active, b_active) and not in_conflict(a) and not in_conflict(b)
     assert a.index_dirty and b.index_dirty
-    again = rclient.post(f"/review/conflicts/{conflict.pk}/{decision}/", **HTMX)
+    again = decide(rclient, conflict, decision)
     assert again.status_code == 409 and b"resolved already" in again.content
     restored = undo(rclient, last_event(a), kind="conflict", key=str(conflict.pk))
     assert b"Newer replaces older" in restored.content
@@ -196,13 +255,13 @@ def test_conflict_decisions_and_their_undo(rclient, conflict, decision, resoluti
     a.refresh_from_db()
     b.refresh_from_db()
     assert conflict.status == "open" and conflict.resolution == "" and conflict.superseded_id is None
-    assert a.is_active and b.is_active and a.conflict and b.conflict
+    assert a.is_active and b.is_active and in_conflict(a) and in_conflict(b)
 
 
 def test_conflict_same_fact_folds_the_newer_into_the_older(rclient, conflict):
-    rclient.post(f"/review/conflicts/{conflict.pk}/same/", **HTMX)
+    decide(rclient, conflict, "same")
     conflict.refresh_from_db()
-    a, b = Note.objects.get(pk=conflict.note_a_id), Note.objects.get(pk=conflict.note_b_id)
+    a, b = Note.objects.get(pk=conflict.older_id), Note.objects.get(pk=conflict.newer_id)
     assert conflict.resolution == "same" and "fifth floor" in a.content and not b.is_active and b.merged_into_id == a.pk
     undo(rclient, last_event(b))
     conflict.refresh_from_db()
@@ -212,7 +271,7 @@ def test_conflict_same_fact_folds_the_newer_into_the_older(rclient, conflict):
 
 
 def test_unknown_conflict_choice_is_refused(rclient, conflict):
-    response = rclient.post(f"/review/conflicts/{conflict.pk}/keep_c/", **HTMX)
+    response = decide(rclient, conflict, "keep_c")
     assert response.status_code == 422 and b"Unknown decision" in response.content
     conflict.refresh_from_db()
     assert conflict.status == "open"
@@ -247,34 +306,42 @@ def test_an_action_schedules_the_index_sync(rclient, alice, make_note, django_ca
 
 def test_a_decision_on_a_card_drawn_before_a_change_is_refused_and_the_card_drawn_again(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True, merge_candidate=old)
+    new = make_note(alice, "Alice drinks green tea every morning at seven.")
+    pair = merge_pair(old, new)
     shown = f"{old.pk}:{old.revision} {new.pk}:{new.revision}"
     Note.objects.filter(pk=old.pk).update(revision=old.revision + 1)  # changed since the card was drawn
     for decision in ("same", "replace", "both", "unrelated"):
-        response = rclient.post(f"/review/notes/{new.pk}/pending/{decision}/", {"shown": shown}, **HTMX)
+        response = decide(rclient, pair, decision, shown=shown)
         body = response.content.decode()
         assert response.status_code == 409 and "changed since this card was drawn" in body, decision
-        assert f'id="merge-{new.pk}"' in body and f"{old.pk}:{old.revision + 1}" in body  # drawn as it is now
-    new.refresh_from_db()
-    assert new.pending_merge and new.is_active and Note.objects.get(pk=old.pk).is_active
+        assert f'id="merge-{pair.pk}"' in body and f"{old.pk}:{old.revision + 1}" in body  # drawn as it is now
+    pair.refresh_from_db()
+    assert pending(new) and pair.status == Pair.OPEN and Note.objects.get(pk=new.pk).is_active
+    assert Note.objects.get(pk=old.pk).is_active
     assert not NoteEvent.objects.filter(actor=ACTOR).exists()
-    unreadable = rclient.post(f"/review/notes/{new.pk}/pending/both/", {"shown": "nonsense"}, **HTMX)
+    unreadable = decide(rclient, pair, "both", shown="nonsense")
     assert unreadable.status_code == 422 and b"not readable" in unreadable.content
 
 
 def test_a_stale_conflict_card_is_refused_too(rclient, conflict):
-    a = conflict.note_a
-    shown = f"{a.pk}:{a.revision} {conflict.note_b_id}:{conflict.note_b.revision}"
+    a = conflict.older
+    shown = f"{a.pk}:{a.revision} {conflict.newer_id}:{conflict.newer.revision}"
     Note.objects.filter(pk=a.pk).update(revision=a.revision + 1)
-    response = rclient.post(f"/review/conflicts/{conflict.pk}/replace/", {"shown": shown}, **HTMX)
+    response = decide(rclient, conflict, "replace", shown=shown)
     assert response.status_code == 409 and f'id="conflict-{conflict.pk}"'.encode() in response.content
     conflict.refresh_from_db()
-    assert conflict.status == "open" and Note.objects.get(pk=conflict.note_b_id).is_active
+    assert conflict.status == "open" and Note.objects.get(pk=conflict.older_id).is_active
 
 
 def test_one_card_is_drawn_again_only_for_its_reviewer(rclient, alice, bob, make_note):
-    mine = make_note(alice, "Alice drinks green tea each morning.", pending_merge=True)
-    theirs = make_note(bob, "Bob drinks black coffee each morning.", pending_merge=True)
+    mine = merge_pair(
+        make_note(alice, "Alice drinks green tea every morning."),
+        make_note(alice, "Alice drinks green tea each morning."),
+    )
+    theirs = merge_pair(
+        make_note(bob, "Bob drinks black coffee every morning."),
+        make_note(bob, "Bob drinks black coffee each morning."),
+    )
     assert rclient.get(f"/review/queues/cards/merge/{mine.pk}/?redrawn=1").status_code == 200
     assert rclient.get(f"/review/queues/cards/merge/{theirs.pk}/").status_code == 404
     assert rclient.get(f"/review/queues/cards/nonsense/{mine.pk}/").status_code == 404
@@ -284,17 +351,19 @@ def test_a_decision_says_what_it_did_and_which_event_undoes_all_of_it(alice, rev
     from engine.curation import actions
 
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(alice, "She takes it without sugar.", pending_merge=True, merge_candidate=old)
-    merged = actions.decide_pending(new, old, "same", reviewer)
+    new = make_note(alice, "She takes it without sugar.")
+    merged = actions.decide(merge_pair(old, new), "same", reviewer)
     assert (merged.decision, merged.older.pk, merged.newer.pk) == ("same", old.pk, new.pk)
     assert "without sugar" in merged.older.content and merged.older_text == "Alice drinks green tea every morning."
     assert merged.event is not None and merged.event.after["group"] in {e.after.get("group") for e in new.events.all()}
 
-    replaced = actions.decide_conflict(conflict, "replace", reviewer)
-    assert replaced.older.pk == conflict.note_a_id and not Note.objects.get(pk=conflict.note_a_id).is_active
+    replaced = actions.decide(conflict, "replace", reviewer)
+    assert replaced.older.pk == conflict.older_id and not Note.objects.get(pk=conflict.older_id).is_active
     assert replaced.event is not None and replaced.event.after["op"] == "replace"
     actions.undo(replaced.event, reviewer, may_review=lambda _agent: True)
-    assert Note.objects.get(pk=conflict.note_a_id).is_active  # the whole decision, from the event it named
+    assert Note.objects.get(pk=conflict.older_id).is_active  # the whole decision, from the event it named
+    conflict.refresh_from_db()
+    assert conflict.status == Pair.OPEN
 
 
 def test_a_bulk_action_names_the_cards_it_did_and_why_it_skipped_the_rest(alice, reviewer, make_note):
@@ -302,6 +371,6 @@ def test_a_bulk_action_names_the_cards_it_did_and_why_it_skipped_the_rest(alice,
 
     flagged = make_note(alice, "ok thanks so much!", low_quality=True, low_quality_reasons=["filler"])
     fine = make_note(alice, "Alice's sister Ana lives in Lisbon.")
-    done = actions.bulk([flagged, fine], "keep", reviewer, candidate_for=lambda _note: None)
+    done = actions.bulk_quality([flagged, fine], "keep", reviewer)
     assert [n.pk for n in done.done] == [flagged.pk] and len(done.skipped) == 1 and "not flagged" in done.skipped[0]
     assert NoteEvent.objects.filter(after__group=done.group).count() == 1

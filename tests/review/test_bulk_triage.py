@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from engine.curation.actions import merge_preview
-from memories.models import ConflictPair, JobRun, LlmCall, Note, NoteEvent
+from memories.models import JobRun, LlmCall, Note, NoteEvent, Pair
 from tests.review.conftest import HTMX
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +25,16 @@ def flagged(make_note, agent, n: int, **fields) -> list[Note]:
         )
         for i in range(n)
     ]
+
+
+def merge_pair(older: Note, newer: Note, **fields) -> Pair:
+    """``newer`` waits in the merges queue beside ``older`` (a pending merge)."""
+    return Pair.objects.create(kind=Pair.MERGE, older=older, newer=newer, **fields)
+
+
+def in_conflict(note: Note) -> bool:
+    """Whether the note waits in the conflicts queue (either side of an open conflict pair)."""
+    return Note.objects.waiting(Pair.CONFLICT).filter(pk=note.pk).exists()
 
 
 def test_a_bulk_retire_is_one_group_and_one_undo_brings_all_back(rclient, alice, make_note):
@@ -83,29 +93,23 @@ def test_bulk_same_fact_writes_each_preview(rclient, alice, make_note):
     pairs = []
     for topic in ("tea", "coffee"):
         old = make_note(alice, f"Alice drinks {topic} every morning.")
-        new = make_note(
-            alice, f"Alice drinks {topic} every morning. She adds milk.", pending_merge=True, merge_candidate=old
-        )
-        pairs.append((old, new, merge_preview(old, new)))
-    ids = [str(new.pk) for _, new, _ in pairs]
+        new = make_note(alice, f"Alice drinks {topic} every morning. She adds milk.")
+        pairs.append((old, new, merge_pair(old, new), merge_preview(old, new)))
+    ids = [str(pair.pk) for _, _, pair, _ in pairs]
     response = rclient.post("/review/queues/merges/bulk/", {"action": "same", "ids": ids, "step": "run"}, **HTMX)
     assert "Same fact: 2 pairs merged." in response.content.decode()
-    for old, new, preview in pairs:
+    for old, new, pair, preview in pairs:
         old.refresh_from_db()
+        pair.refresh_from_db()
         assert old.content == preview == f"{old.content.split('.')[0]}. She adds milk."
         assert not Note.objects.get(pk=new.pk).is_active
+        assert (pair.status, pair.resolution) == (Pair.RESOLVED, "same")
 
 
 def test_the_merge_card_shows_the_preview_the_diff_sources_and_similarity(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.", sources=["chat-1"])
-    make_note(
-        alice,
-        "Alice drinks green tea each morning at seven.",
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.8123,
-        sources=["chat-2"],
-    )
+    new = make_note(alice, "Alice drinks green tea each morning at seven.", sources=["chat-2"])
+    merge_pair(old, new, similarity=0.8123)
     body = rclient.get("/review/queues/merges/").content.decode()
     assert "similarity 0.81" in body and "chat-1" in body and "chat-2" in body
     assert 'class="only-a">every</mark> morning.' in body
@@ -117,68 +121,74 @@ def test_deciding_a_conflict_clears_the_quality_flag_it_raised(rclient, alice, m
     a = make_note(
         alice,
         "The meeting room is on the third floor.",
-        conflict=True,
         low_quality=True,
         low_quality_reasons=["pending_conflict", "too_vague"],
     )
     b = make_note(
         alice,
         "The meeting room is on the fifth floor.",
-        conflict=True,
         low_quality=True,
         low_quality_reasons=["pending_conflict"],
     )
-    pair = ConflictPair.objects.create(note_a=a, note_b=b, reason="floors")
+    pair = Pair.objects.create(kind=Pair.CONFLICT, older=a, newer=b, reason="floors")
     quality = rclient.get("/review/queues/quality/")
     assert quality.context["rows"] == [] and quality.context["in_conflict"] == 2
-    rclient.post(f"/review/conflicts/{pair.pk}/both/", **HTMX)
+    rclient.post(f"/review/pairs/{pair.pk}/both/", **HTMX)
     a.refresh_from_db()
     b.refresh_from_db()
-    assert (a.conflict, a.low_quality, a.low_quality_reasons) == (False, True, ["too_vague"])
-    assert (b.conflict, b.low_quality, b.low_quality_reasons) == (False, False, [])
+    assert (in_conflict(a), a.low_quality, a.low_quality_reasons) == (False, True, ["too_vague"])
+    assert (in_conflict(b), b.low_quality, b.low_quality_reasons) == (False, False, [])
     assert [r["note"].pk for r in rclient.get("/review/queues/quality/").context["rows"]] == [a.pk]
     event = NoteEvent.objects.filter(note=b).order_by("-id").first()
     rclient.post(f"/review/events/{event.pk}/undo/", **HTMX)
     b.refresh_from_db()
-    assert (b.conflict, b.low_quality, b.low_quality_reasons) == (True, True, ["pending_conflict"])
+    assert (in_conflict(b), b.low_quality, b.low_quality_reasons) == (True, True, ["pending_conflict"])
 
 
 def test_conflicts_kept_in_bulk_are_one_group_and_foreign_or_bad_ids_are_skipped(rclient, alice, bob, make_note):
     pairs = [
-        ConflictPair.objects.create(
-            note_a=make_note(alice, f"Sam enjoys soda number {i}.", conflict=True),
-            note_b=make_note(alice, f"Sam does not give up on goal {i}.", conflict=True),
+        Pair.objects.create(
+            kind=Pair.CONFLICT,
+            older=make_note(alice, f"Sam enjoys soda number {i}."),
+            newer=make_note(alice, f"Sam does not give up on goal {i}."),
             reason="[write] one text negates what the other states",
         )
         for i in range(2)
     ]
-    theirs = ConflictPair.objects.create(
-        note_a=make_note(bob, "Bob has 3 cats."), note_b=make_note(bob, "Bob has 5 cats."), reason="numbers"
+    theirs = Pair.objects.create(
+        kind=Pair.CONFLICT,
+        older=make_note(bob, "Bob has 3 cats."),
+        newer=make_note(bob, "Bob has 5 cats."),
+        reason="numbers",
     )
     ids = [str(p.pk) for p in pairs] + [str(theirs.pk), "x"]
     response = rclient.post("/review/queues/conflicts/bulk/", {"action": "both", "ids": ids, "step": "run"}, **HTMX)
     assert "Both true: kept both notes of 2 conflicts." in response.content.decode()
-    assert ConflictPair.objects.get(pk=theirs.pk).status == ConflictPair.OPEN
+    assert Pair.objects.get(pk=theirs.pk).status == Pair.OPEN
     groups = {e.after["group"] for e in NoteEvent.objects.filter(after__op="keep_both")}
-    assert len(groups) == 1 and not Note.objects.filter(agent_id="alice", conflict=True).exists()
+    assert len(groups) == 1 and not Note.objects.filter(agent_id="alice").waiting(Pair.CONFLICT).exists()
     refused = rclient.post("/review/queues/conflicts/bulk/", {"action": "keep_a", "ids": ids}, **HTMX)
     assert refused.status_code == 422
     rclient.post(f"/review/events/{NoteEvent.objects.filter(after__op='keep_both').first().pk}/undo/", **HTMX)
-    assert ConflictPair.objects.filter(status=ConflictPair.OPEN).count() == 3
+    assert Pair.objects.open().of_kind(Pair.CONFLICT).count() == 3
 
 
 def test_a_merge_writes_the_reviewers_edited_text_and_keeps_the_kept_notes_category(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.", category="Research")
-    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
+    new = make_note(alice, "Alice drinks green tea each morning at seven.")
+    pair = merge_pair(old, new)
     edited = "Alice drinks green tea every morning at seven."
-    response = rclient.post(f"/review/notes/{new.pk}/pending/same/", {"text": edited}, **HTMX)
+    response = rclient.post(f"/review/pairs/{pair.pk}/same/", {"text": edited}, **HTMX)
     assert response.status_code == 200
     old.refresh_from_db()
     assert (old.content, old.category) == (edited, "Research")
     # A text that no note could hold is refused; nothing changes.
-    other = make_note(alice, "Alice cycles to work on Mondays.", pending_merge=True, merge_candidate=old)
-    assert rclient.post(f"/review/notes/{other.pk}/pending/same/", {"text": "x"}, **HTMX).status_code == 422
+    other = make_note(alice, "Alice cycles to work on Mondays.")
+    waiting = merge_pair(old, other)
+    assert rclient.post(f"/review/pairs/{waiting.pk}/same/", {"text": "x"}, **HTMX).status_code == 422
     assert Note.objects.get(pk=other.pk).is_active
+    waiting.refresh_from_db()
+    assert waiting.status == Pair.OPEN
 
 
 def test_the_menu_counts_what_waits(rclient, alice, make_note):
@@ -246,10 +256,12 @@ def test_the_run_page_lists_counts_and_failed_calls(rclient, alice, bob):
 
 def test_history_reads_as_sentences_with_titles_and_chips(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(alice, "Alice drinks green tea each morning at seven.", pending_merge=True, merge_candidate=old)
-    rclient.post(f"/review/notes/{new.pk}/pending/same/", **HTMX)
+    new = make_note(alice, "Alice drinks green tea each morning at seven.")
+    rclient.post(f"/review/pairs/{merge_pair(old, new).pk}/same/", **HTMX)
     body = rclient.get(f"/review/notes/{new.pk}/").content.decode()
-    assert "Merged" in body and "merged into" in body and "Alice drinks green tea every morning." in body
+    # A merge decided on a pair card reads as the pair's decision (review/views/common.py PAIR_LABELS).
+    assert "Pair decided: same fact, merged" in body and "merged into" in body
+    assert "Alice drinks green tea every morning." in body
     assert "retire (retire)" not in body and str(old.pk) + "</" not in body
 
 

@@ -8,7 +8,7 @@ from engine.config import get_config
 from engine.curation import actions
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
-from memories.models import Link, Note
+from memories.models import Link, Note, Pair
 
 
 def nightly(winner: Note, loser: Note, agent, reviewer) -> None:
@@ -19,9 +19,10 @@ def nightly(winner: Note, loser: Note, agent, reviewer) -> None:
 
 
 def review(winner: Note, loser: Note, agent, reviewer) -> None:
-    Note.objects.filter(pk=loser.pk).update(pending_merge=True, merge_candidate=winner)
-    loser.refresh_from_db()
-    actions.merge_pending(loser, winner, reviewer)
+    pair = Pair.objects.create(kind=Pair.MERGE, older=winner, newer=loser)
+    actions.decide(pair, "same", reviewer)
+    pair.refresh_from_db()
+    assert (pair.status, pair.resolution, pair.superseded_id) == (Pair.RESOLVED, "same", loser.pk)
 
 
 @pytest.mark.parametrize("merge_with", [nightly, review], ids=["nightly", "review"])

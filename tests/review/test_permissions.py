@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memories.models import ConflictPair
+from engine.curation.actions import PAIR_DECISIONS
+from memories.models import Pair
 
 pytestmark = pytest.mark.django_db
 
@@ -40,9 +41,14 @@ def test_a_reviewer_sees_only_the_granted_agent(rclient, alice, bob, make_note):
 
 
 def test_a_reviewer_cannot_act_on_another_agents_note(rclient, bob, make_note):
+    older = make_note(bob, "Bob parks his scooter near the station.")
     theirs = make_note(bob, "Bob parks his scooter behind the bakery.")
-    for action in ["retire", "restore", "keep", "pending/keep"]:
+    pair = Pair.objects.create(kind=Pair.MERGE, older=older, newer=theirs)
+    for action in ["retire", "restore", "keep"]:
         assert rclient.post(f"/review/notes/{theirs.pk}/{action}/").status_code == 404, action
+    for decision in PAIR_DECISIONS:
+        assert rclient.post(f"/review/pairs/{pair.pk}/{decision}/").status_code == 404, decision
+    assert Pair.objects.get(pk=pair.pk).status == Pair.OPEN
     assert (
         rclient.post(f"/review/notes/{theirs.pk}/edit/", {"content": "Changed by a stranger, at length."}).status_code
         == 404
@@ -64,10 +70,12 @@ def test_unknown_and_foreign_notes_look_the_same(rclient, bob, make_note):
 def test_a_conflict_across_agents_is_hidden_from_a_reviewer_of_one(rclient, alice, bob, make_note):
     a = make_note(alice, "The meeting room is on the third floor.")
     b = make_note(bob, "The meeting room is on the fifth floor.")
-    pair = ConflictPair.objects.create(note_a=a, note_b=b, reason="floors differ")
+    # The reviewer may review the newer note (alice's) but not the older (bob's): a conflict needs both.
+    pair = Pair.objects.create(kind=Pair.CONFLICT, older=b, newer=a, reason="floors differ")
     assert b"floors differ" not in rclient.get("/review/queues/conflicts/").content
-    assert rclient.post(f"/review/conflicts/{pair.pk}/keep_a/").status_code == 404
-    assert ConflictPair.objects.get().status == "open"
+    assert rclient.post(f"/review/pairs/{pair.pk}/both/").status_code == 404
+    assert rclient.get(f"/review/queues/cards/conflict/{pair.pk}/").status_code == 404
+    assert Pair.objects.get().status == "open"
 
 
 def test_staff_see_every_agent_and_shared_notes(client, staff, alice, bob, make_note):

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from engine.annotations import facts
-from memories.models import ConflictPair, JobRun, Link, Note
+from memories.models import JobRun, Link, Note, Pair
 from tests.review.conftest import HTMX
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +17,11 @@ pytestmark = pytest.mark.django_db
 
 def test_the_dashboard_counts_per_agent(rclient, alice, make_note):
     a = make_note(alice, "Alice keeps her bicycle in the garden shed.")
-    b = make_note(alice, "Alice drinks green tea every morning.", pending_merge=True)
+    b = make_note(alice, "Alice drinks green tea every morning.")
     make_note(alice, "Alice used to live in Lyon a long time ago.", is_active=False)
-    make_note(alice, "Alice wrote this note three days ago.", created_at=timezone.now() - timedelta(days=3))
-    ConflictPair.objects.create(note_a=a, note_b=b, reason="r")
+    dated = make_note(alice, "Alice wrote this note three days ago.", created_at=timezone.now() - timedelta(days=3))
+    Pair.objects.create(kind=Pair.MERGE, older=dated, newer=b)
+    Pair.objects.create(kind=Pair.CONFLICT, older=a, newer=b, reason="r")
     JobRun.objects.create(job="quality_scan", agent_id="alice", outcome="ok")
     response = rclient.get("/review/")
     row = response.context["rows"][0]
@@ -111,13 +112,8 @@ def test_the_graph_lists_the_facts_read_from_its_notes(rclient, alice, make_note
 
 def test_queues_list_what_waits(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    make_note(
-        alice,
-        "Alice drinks green tea each morning at seven.",
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.8,
-    )
+    new = make_note(alice, "Alice drinks green tea each morning at seven.")
+    Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.8)
     make_note(alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["too_vague"])
     make_note(
         alice,
@@ -135,9 +131,10 @@ def test_queues_list_what_waits(rclient, alice, make_note):
 
 def test_no_queue_page_shows_template_syntax(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
-    make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True, merge_candidate=old)
+    new = make_note(alice, "Alice drinks green tea every morning at seven.")
+    Pair.objects.create(kind=Pair.MERGE, older=old, newer=new)
     b = make_note(alice, "Alice drinks black coffee every morning.")
-    ConflictPair.objects.create(note_a=b, note_b=old, reason="r")
+    Pair.objects.create(kind=Pair.CONFLICT, older=old, newer=b, reason="r")
     make_note(alice, "Something about the thing we discussed.", low_quality=True, low_quality_reasons=["vague"])
     for queue in ("merges", "conflicts", "quality"):
         body = rclient.get(f"/review/queues/{queue}/").content.decode()
@@ -145,7 +142,9 @@ def test_no_queue_page_shows_template_syntax(rclient, alice, make_note):
 
 
 def test_a_queue_filtered_to_a_note_that_is_not_an_id_shows_nothing(rclient, alice, make_note):
-    make_note(alice, "Alice drinks green tea every morning at seven.", pending_merge=True)  # no candidate
+    old = make_note(alice, "Alice drinks green tea every morning.")
+    new = make_note(alice, "Alice drinks green tea every morning at seven.")
+    Pair.objects.create(kind=Pair.MERGE, older=old, newer=new)
     for queue in ("merges", "conflicts", "quality"):
         response = rclient.get(f"/review/queues/{queue}/?note=not-an-id")
         assert response.status_code == 200 and response.context["total"] == 0, queue
