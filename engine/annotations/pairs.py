@@ -9,10 +9,33 @@ is copied onto the notes: whether a note waits is read from its open pairs.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from memories.models import Note, NoteEvent, Pair
+
+
+def state(pair: Pair) -> dict:
+    """A pair's decision as a note event records it (``before``/``after`` under "pair"), so an
+    undo of that event can open the pair again (engine/curation/actions.py ``undo``)."""
+    return {
+        "id": pair.pk,
+        "status": pair.status,
+        "resolution": pair.resolution,
+        "superseded": str(pair.superseded_id) if pair.superseded_id else None,
+        "resolved_by": pair.resolved_by,
+        "resolved_at": pair.resolved_at.isoformat() if pair.resolved_at else None,
+    }
+
+
+def set_state(pair: Pair, recorded: dict) -> None:
+    """Put a pair back to a state ``state`` recorded."""
+    pair.status, pair.resolution, pair.resolved_by = recorded["status"], recorded["resolution"], recorded["resolved_by"]
+    pair.superseded_id = recorded["superseded"]
+    pair.resolved_at = datetime.fromisoformat(recorded["resolved_at"]) if recorded["resolved_at"] else None
+    pair.save()
 
 
 def known(a: Note, b: Note) -> bool:

@@ -27,11 +27,11 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
-from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
+from engine.annotations import pairs
 from engine.config import get_config
 from engine.curation.merged_text import merged_text
 from engine.errors import AmemError
@@ -129,24 +129,6 @@ def _set(note: Note, field: str, value: object) -> None:
     if field == "content":
         note.content_hash = content_hash(str(value))
         note.embedding = None  # the indexer re-embeds it with the one recipe
-
-
-def _pair_state(pair: Pair) -> dict:
-    return {
-        "id": pair.pk,
-        "status": pair.status,
-        "resolution": pair.resolution,
-        "superseded": str(pair.superseded_id) if pair.superseded_id else None,
-        "resolved_by": pair.resolved_by,
-        "resolved_at": pair.resolved_at.isoformat() if pair.resolved_at else None,
-    }
-
-
-def _set_pair(pair: Pair, state: dict) -> None:
-    pair.status, pair.resolution, pair.resolved_by = state["status"], state["resolution"], state["resolved_by"]
-    pair.superseded_id = state["superseded"]
-    pair.resolved_at = datetime.fromisoformat(state["resolved_at"]) if state["resolved_at"] else None
-    pair.save()
 
 
 def _change(
@@ -419,12 +401,12 @@ def _resolve(
     newer: Note,
 ) -> None:
     actor, op = actor_for(user), OPS[decision]
-    before = _pair_state(pair)
+    before = pairs.state(pair)
     pair.status, pair.resolution, pair.resolved_by = Pair.RESOLVED, decision, actor
     pair.resolved_at = timezone.now()
     if older is not None:
         pair.superseded_id = {"replace": older.pk, "same": newer.pk}.get(decision)
-    states = (before, _pair_state(pair))
+    states = (before, pairs.state(pair))
 
     def save_pair() -> None:
         locked = Pair.objects.select_for_update().get(pk=pair.pk)
@@ -586,11 +568,11 @@ def undo(event: NoteEvent, user, *, may_review) -> list[NoteEvent]:
             pair = None
             if "pair" in ev.before:
                 pair_row = Pair.objects.select_for_update().get(pk=ev.before["pair"]["id"])
-                if _pair_state(pair_row)["status"] != ev.after["pair"]["status"]:
+                if pairs.state(pair_row)["status"] != ev.after["pair"]["status"]:
                     raise ReviewError("The pair was decided again since; undo that first.")
-                now_state = _pair_state(pair_row)
-                _set_pair(pair_row, ev.before["pair"])
-                pair = (now_state, _pair_state(pair_row))
+                now_state = pairs.state(pair_row)
+                pairs.set_state(pair_row, ev.before["pair"])
+                pair = (now_state, pairs.state(pair_row))
             changes = {f: ev.before[f] for f in fields}
             done.append(_change(note.pk, changes, actor=actor, op="undo", group=new_group, pair=pair, undo_of=ev.pk))
     return done

@@ -95,9 +95,10 @@ def plan_decided(agent: Agent, winner: Note, loser: Note, text: str) -> MergePla
     return MergePlan(fold, loser, loser.revision, "")
 
 
-def apply(step: Step, merge_plan: MergePlan) -> Note | None:
-    """Carry out a job's merge in one transaction; None (nothing written) if either note moved meanwhile."""
-    return merge_notes(merge_plan, agent_id=step.agent.pk, actor=step.actor, tags={"job": step.job})
+def apply(step: Step, merge_plan: MergePlan, *, pair: tuple[dict, dict] | None = None) -> Note | None:
+    """Carry out a job's merge in one transaction; None (nothing written) if either note moved meanwhile.
+    ``pair``: the before/after state of the pair the merge decides (an undo opens it again)."""
+    return merge_notes(merge_plan, agent_id=step.agent.pk, actor=step.actor, tags={"job": step.job}, pair=pair)
 
 
 def merge_notes(

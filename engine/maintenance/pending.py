@@ -120,8 +120,10 @@ def _merge(step: Step, pair: Pair, target: Note, note: Note, merged_text: str, v
     if merge_plan is None:
         step.count("unusable")  # stays open; a later run (or a reviewer) decides
         return
+    # The pair's decision rides on the merge's events, so undoing the merge opens the pair again.
+    decided = {**pairs.state(pair), "status": Pair.RESOLVED, "resolution": "merged", "resolved_by": step.actor}
     with transaction.atomic():
-        if merge.apply(step, merge_plan) is None:
+        if merge.apply(step, merge_plan, pair=(pairs.state(pair), decided)) is None:
             step.count("changed_meanwhile")
             return
         pairs.close(pair, "merged", step.actor, reason=verdict)

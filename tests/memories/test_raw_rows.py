@@ -31,8 +31,8 @@ def full_note(agent_id: str, **extra) -> Note:
         retrieval_count=4,
         importance=7,
         low_quality=True,
-        merge_candidate=older,
-        merge_similarity=0.93,
+        merged_into=older,
+        quality_scored_revision=1,
         **fields,
     )
 
@@ -64,7 +64,7 @@ def test_a_note_read_in_part_reads_the_rest_when_touched(alice, django_assert_nu
 
 def test_rows_hold_the_values_the_orm_gives(alice):
     note = full_note(alice.id)
-    names = ("pk", "readers", "created_at", "last_accessed", "low_quality", "merge_candidate_id", "importance")
+    names = ("pk", "readers", "created_at", "last_accessed", "low_quality", "merged_into_id", "importance")
     (row,) = raw_rows.select(Note, names, *by_id(note))
     assert row == Note.objects.values_list(*names).get(pk=note.pk)
 

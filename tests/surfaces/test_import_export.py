@@ -19,7 +19,7 @@ from engine.transfer.ingest import chunks, markdown_items
 from engine.write.conversation import Turn, add_conversation
 from engine.write.edit import retire_memory, update_memory
 from engine.write.pipeline import add_memory
-from memories.models import Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent
+from memories.models import Agent, CoreBlock, CoreEvent, Episode, Fact, Link, Note, NoteEvent, Pair
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
 
@@ -37,7 +37,7 @@ def _history(alice, bob) -> None:
     add_memory("Bob has a golden retriever named Rex.", alice)
     add_memory("Bob has a golden retriever named Rex. Rex is four years old.", alice, sources=["D2:4"])  # fold
     add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", alice)
-    add_memory("The production database runs PostgreSQL 15.", alice)  # flagged, with its merge candidate
+    add_memory("The production database runs PostgreSQL 15.", alice)  # may be flagged, with its merge candidate
     shared = add_memory("The office wifi password rotates on the first Monday.", alice, scope="shared").note
     backup = add_memory("The backup job runs every night at two.", alice, note_type="knowledge").note
     update_memory(backup.pk, "The backup job runs every night at three.", alice)
@@ -60,10 +60,12 @@ def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bo
     _history(alice, bob)
     # A pair waiting for a person (offline the nightly sweep opens these; placed here directly).
     older, newer = Note.objects.filter(agent_id=alice.pk, is_active=True).order_by("created_at", "pk")[:2]
-    Note.objects.filter(pk=newer.pk).update(
-        pending_merge=True, merge_candidate=older, merge_similarity=0.8, merge_guess="change", merge_reason="“a” → “b”"
+    Pair.objects.create(
+        kind=Pair.MERGE, older=older, newer=newer, similarity=0.8, guess="change", reason="“a” → “b”", opened_by="rules"
     )
-    assert Note.objects.filter(pending_merge=True, merge_candidate__isnull=False).exists()
+    pair_fields = ("kind", "older_id", "newer_id", "status", "guess", "reason", "similarity", "opened_by", "created_at")
+    pairs = list(Pair.objects.order_by("newer_id", "older_id").values_list(*pair_fields))
+    assert Note.objects.waiting(Pair.MERGE, as_newer=True).filter(pk=newer.pk).exists()
     assert NoteEvent.objects.filter(action="fold").exists() and Link.objects.count() >= 3
     run("amem_export", "--all", "--out-dir", str(tmp_path / "a"))
     first = {p.name: p.read_text() for p in (tmp_path / "a").iterdir()}
@@ -82,6 +84,9 @@ def test_export_then_import_into_an_empty_database_round_trips_exactly(alice, bo
         report, _ = run("amem_import", "--no-progress", *sorted(str(p) for p in (tmp_path / "a").iterdir()))
         assert "0 dangling" in report
         assert (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count()) == counts
+        # The pair waiting for a person travels in the export's ``pair`` lines, still open.
+        assert list(Pair.objects.order_by("newer_id", "older_id").values_list(*pair_fields)) == pairs
+        assert Note.objects.waiting(Pair.MERGE, as_newer=True).filter(pk=newer.pk).exists()
         assert (
             CoreBlock.objects.count(),
             CoreEvent.objects.count(),

@@ -15,7 +15,7 @@ from django.core.management.base import CommandError
 
 from engine.retrieval.search import search
 from engine.transfer.seed_import import archival_note_id, episode_note_id
-from memories.models import Agent, ConflictPair, Link, Note, NoteEvent
+from memories.models import Agent, Link, Note, NoteEvent, Pair
 
 pytestmark = pytest.mark.usefixtures("offline_llm")
 
@@ -136,7 +136,7 @@ def as_points(payloads: list[dict]) -> list[dict]:
     return [{"id": p["id"], "payload": p} for p in payloads]
 
 
-def check_imported(*, conflicts: bool = True) -> None:
+def check_imported() -> None:
     """Every field the seed stored, as the import must have kept it."""
     a, b, c, d = (Note.objects.get(pk=x) for x in (A, B, C, D))
     assert a.content == "Alex drinks black filter coffee every morning."
@@ -151,11 +151,7 @@ def check_imported(*, conflicts: bool = True) -> None:
     )
     assert (a.owner, a.readers, a.writers, a.agent_id) == ("main", ["main"], ["main"], "main")
     assert a.sources == [f"openclaw-amem:{A}"]
-    assert (b.conflict, b.evolution_type, b.conflict_reason) == (
-        True,
-        "CONFLICT",
-        "coffee every morning vs stopped drinking coffee",
-    )
+    assert b.evolution_type == "CONFLICT"
     assert (c.agent_id, c.owner, c.readers, c.category) == ("shared", "main", ["*"], "System")
     assert (d.agent_id, d.note_type, d.topics, d.is_active) == ("writer", "knowledge", ["kubernetes", "ops"], False)
     assert set(Link.objects.values_list("source_id", "target_id")) == {(a.pk, b.pk), (b.pk, a.pk)}
@@ -165,9 +161,16 @@ def check_imported(*, conflicts: bool = True) -> None:
     assert history[0].after["context"] == "Alex's morning coffee habit." and history[0].actor == f"seed:{D}"
     assert history[1].before["content"] == "Alex drinks flat whites."
     assert a.events.get(action="import").after["original"]["hash"] == "d41d8cd98f00b204e9800998ecf8427e"
-    if conflicts:
-        pair = ConflictPair.objects.get()
-        assert {pair.note_a_id, pair.note_b_id} == {a.pk, b.pk} and pair.status == ConflictPair.OPEN
+    # The seed's conflict (B conflicts with A) waits for a person in the conflict queue.
+    pair = Pair.objects.get()
+    assert (pair.kind, pair.newer_id, pair.older_id, pair.status, pair.reason) == (
+        Pair.CONFLICT,
+        b.pk,
+        a.pk,
+        Pair.OPEN,
+        "coffee every morning vs stopped drinking coffee",
+    )
+    assert set(Note.objects.waiting(Pair.CONFLICT).values_list("pk", flat=True)) == {a.pk, b.pk}
     assert set(Agent.objects.values_list("pk", flat=True)) >= {"main", "writer"}
 
 
@@ -191,24 +194,24 @@ def test_a_dump_is_imported_with_links_history_access_fields_and_the_bad_record_
 def test_importing_again_adds_nothing_and_keeps_counts(tmp_path, db, store):
     path = dump(tmp_path, POINTS)
     run("--format", "openclaw-amem", str(path))
-    counts = (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count(), ConflictPair.objects.count())
+    counts = (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count(), Pair.objects.count())
     out, _ = run("--format", "openclaw-amem", str(path))
     assert "imported 0 note(s) (4 already present)" in out
     assert (
         Note.objects.count(),
         Link.objects.count(),
         NoteEvent.objects.count(),
-        ConflictPair.objects.count(),
+        Pair.objects.count(),
     ) == counts
     assert counts == (4, 2, 2 + 4, 1)  # two history entries of A, one import event per note
 
 
 def test_round_trip_through_amem_export_keeps_counts_links_and_access_fields(tmp_path, db, store):
-    """seed dump → amem → amem_export → an empty database → amem_import: the same notes, links and history."""
+    """seed dump → amem → amem_export → an empty database → amem_import: the same notes, links, history and pairs."""
     run("--format", "openclaw-amem", "--no-progress", str(dump(tmp_path, POINTS)))
     counts = (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count())
     call_command("amem_export", "--all", "--out-dir", str(tmp_path / "out"), stdout=StringIO())
-    ConflictPair.objects.all().delete()
+    Pair.objects.all().delete()
     NoteEvent.objects.all().delete()
     Link.objects.all().delete()
     Note.objects.all().delete()
@@ -216,7 +219,7 @@ def test_round_trip_through_amem_export_keeps_counts_links_and_access_fields(tmp
     restored, _ = run("--no-progress", *sorted(str(p) for p in (tmp_path / "out").iterdir()))
     assert "0 dangling" in restored
     assert (Note.objects.count(), Link.objects.count(), NoteEvent.objects.count()) == counts == (4, 2, 6)
-    check_imported(conflicts=False)  # conflict pairs belong to the review queue, not to an export
+    check_imported()  # the open conflict pair travels in the export's ``pair`` lines
 
 
 def test_dry_run_counts_and_writes_nothing(tmp_path, db):

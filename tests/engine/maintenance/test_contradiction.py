@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from engine import runtime
 from engine.maintenance.runner import Gate, run_step
-from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
+from memories.models import SHARED_AGENT, Note, NoteEvent, Pair
 from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 NOW = timezone.now()
@@ -37,6 +37,11 @@ def batches_sent(provider) -> list[list[str]]:
         lines = [line for line in request.prompt.splitlines() if line.startswith("[")]
         sent.append([line.split("] ", 1)[1] for line in lines if line[1].isdigit()])
     return sent
+
+
+def cards() -> list[tuple]:
+    """Every pair a person was shown, either queue, as (newer, older)."""
+    return list(Pair.objects.order_by("pk").values_list("newer_id", "older_id"))
 
 
 def sweep(agent, **options):
@@ -68,10 +73,9 @@ def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_
         assert offline_sweep(alice).outcome == "ok"
     assert Note.objects.filter(conflict_scanned_at__isnull=False).count() == 3
     # vegetarian (older) / steak (newer): found, as a conflict or as a pair waiting for a person.
-    pair = ConflictPair.objects.filter(note_a=steak, note_b=veggie).first()
-    waiting = Note.objects.filter(pk=steak.pk, pending_merge=True, merge_candidate=veggie).exists()
-    assert pair is not None or waiting
-    if pair is not None:
+    pair = Pair.objects.open().filter(newer=steak, older=veggie).first()
+    assert pair is not None
+    if pair.kind == Pair.CONFLICT:
         assert pair.opened_by == "rules" and pair.likelihood is not None and "vegetarian" in pair.reason
     assert Note.objects.filter(is_active=True).count() == 3  # nothing retired or merged
     again = offline_sweep(alice)
@@ -97,15 +101,20 @@ def test_review_mode_records_a_pair_and_flags_both_notes(alice, diet, provider):
     found(provider, (0, 2, None), reason="vegetarian vs steak")
     row = sweep(alice)
     assert batches_sent(provider) == [[steak.content, dark.content, veggie.content]]
-    pair = ConflictPair.objects.get()
-    assert (pair.note_a_id, pair.note_b_id, pair.status) == (steak.pk, veggie.pk, "open")
+    pair = Pair.objects.get()
+    assert (pair.newer_id, pair.older_id, pair.kind, pair.status) == (steak.pk, veggie.pk, Pair.CONFLICT, "open")
     assert pair.reason == "vegetarian vs steak"
-    for n in (steak, veggie):
+    assert set(Note.objects.waiting(Pair.CONFLICT).values_list("pk", flat=True)) == {steak.pk, veggie.pk}
+    for n, other in ((steak, veggie), (veggie, steak)):
         n.refresh_from_db()
-        assert n.is_active and n.conflict and n.evolution_type == "CONFLICT"
-        assert n.conflict_reason == "vegetarian vs steak"
-        assert n.events.get().after["conflicts_with"] in (str(steak.pk), str(veggie.pk))
-    assert not Note.objects.get(pk=dark.pk).conflict
+        assert n.is_active and n.evolution_type == "CONFLICT"
+        after = n.events.get().after
+        assert (after["queue"], after["waits_beside"], after["reason"]) == (
+            Pair.CONFLICT,
+            str(other.pk),
+            "vegetarian vs steak",
+        )
+    assert not Note.objects.waiting().filter(pk=dark.pk).exists()
     assert Note.objects.filter(conflict_scanned_at__isnull=False).count() == 3  # every note of the batch
     assert row.outcome == "ok"
     assert row.counts == {"llm_calls": 1, "pairs_found": 1, "batches_scanned": 1, "scanned": 3}
@@ -167,10 +176,10 @@ def test_a_note_changed_since_its_scan_is_read_again(alice, diet, provider):
 
 def test_a_known_pair_is_not_recorded_twice(alice, diet, provider):
     steak, _, veggie = diet
-    ConflictPair.objects.create(note_a=veggie, note_b=steak, reason="found by the merge judge")
+    Pair.objects.create(kind=Pair.CONFLICT, older=steak, newer=veggie, reason="found by the merge judge")
     found(provider, (0, 2, None))
     row = sweep(alice)
-    assert ConflictPair.objects.count() == 1 and row.counts["pairs_known"] == 1 and not NoteEvent.objects.exists()
+    assert Pair.objects.count() == 1 and row.counts["pairs_known"] == 1 and not NoteEvent.objects.exists()
 
 
 def test_auto_mode_retires_only_the_side_the_model_names(alice, diet, provider, config):
@@ -182,10 +191,11 @@ def test_auto_mode_retires_only_the_side_the_model_names(alice, diet, provider, 
     veggie.refresh_from_db()
     assert steak.is_active and not veggie.is_active
     assert veggie.index_dirty and veggie.revision == 2
-    pair = ConflictPair.objects.get()
+    pair = Pair.objects.get()
     assert (pair.superseded_id, pair.status, pair.resolution) == (veggie.pk, "resolved", "auto_retired")
     assert veggie.events.filter(action="retire").get().after["superseded_by"] == str(steak.pk)
-    assert steak.conflict and veggie.conflict  # both still marked, as in review mode
+    assert steak.evolution_type == veggie.evolution_type == "CONFLICT"  # both still marked, as in review mode
+    assert not Note.objects.waiting().exists()  # decided: nothing waits for a person
     assert row.counts["retired"] == 1
 
 
@@ -194,7 +204,7 @@ def test_auto_mode_retires_nothing_when_the_model_names_neither_side(alice, diet
     found(provider, (0, 2, None))
     row = sweep(alice)
     assert Note.objects.filter(is_active=True).count() == 3 and "retired" not in row.counts
-    assert ConflictPair.objects.get().status == "open"
+    assert Pair.objects.get().status == "open"
 
 
 def test_an_explicit_mode_wins_over_the_setting(alice, diet, provider, config):
@@ -241,8 +251,7 @@ def test_a_note_sits_in_at_most_one_card_a_night(alice):
     assert older and newer
     wrote(alice)
     row = offline_sweep(alice)
-    opened = [(p.note_a_id, p.note_b_id) for p in ConflictPair.objects.all()]
-    opened += list(Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id"))
+    opened = cards()
     in_cards = [pk for pair in opened for pk in pair]
     assert opened and len(in_cards) == len(set(in_cards)), opened
     assert row.counts.get("deferred", 0) >= 1
@@ -259,10 +268,9 @@ def test_a_note_is_weighed_only_beside_the_older_note_it_shares_most_with(alice)
     wrote(alice)
     for _ in range(2):
         offline_sweep(alice)
-    cards = [(p.note_a_id, p.note_b_id) for p in ConflictPair.objects.all()]
-    cards += list(Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id"))
-    assert (moved.pk, leeds.pk) in cards
-    assert not any({moved.pk, veggie.pk} <= set(card) for card in cards)  # never weighed, even on the second night
+    shown = cards()
+    assert (moved.pk, leeds.pk) in shown
+    assert not any({moved.pk, veggie.pk} <= set(card) for card in shown)  # never weighed, even on the second night
 
 
 def test_nearest_older_keeps_each_newer_notes_nearest_pair():
@@ -296,24 +304,22 @@ def test_the_night_opens_first_the_pair_whose_newer_note_says_a_change(alice, co
     # what a change says").
     coach, cue_words, car, sold = cue_words_and_a_sale
 
-    def cards() -> list[set]:
-        opened = [{p.note_a_id, p.note_b_id} for p in ConflictPair.objects.order_by("pk")]
-        waiting = Note.objects.filter(pending_merge=True).values_list("pk", "merge_candidate_id")
-        return opened + [{pk, other} for pk, other in waiting]
+    def opened() -> list[set]:
+        return [set(card) for card in cards()]
 
     config(review_budget=1)
     wrote(alice)
     row = offline_sweep(alice)
-    assert cards() == [{sold.pk, car.pk}]
+    assert opened() == [{sold.pk, car.pk}]
     assert row.counts["read_by_model"] == 2 and row.counts["deferred"] == 1
     offline_sweep(alice)  # the pair below it waits for the next night, not dropped
-    assert {cue_words.pk, coach.pk} in cards()
+    assert {cue_words.pk, coach.pk} in opened()
 
-    ConflictPair.objects.all().delete()
-    Note.objects.update(pending_merge=False, merge_candidate=None, conflict=False, conflict_scanned_at=None)
+    Pair.objects.all().delete()
+    Note.objects.update(conflict_scanned_at=None)
     config(review_budget=1, change_model=False)
     offline_sweep(alice)
-    assert cards() == [{cue_words.pk, coach.pk}]
+    assert opened() == [{cue_words.pk, coach.pk}]
 
 
 def test_a_pair_that_missed_the_budget_through_the_window_is_dropped_not_weighed_again(
@@ -334,13 +340,12 @@ def test_a_pair_that_missed_the_budget_through_the_window_is_dropped_not_weighed
     assert offline_sweep(alice).counts["dropped"] == 1
     config(review_budget=1)
     assert "deferred" not in offline_sweep(alice).counts  # not weighed again
-    assert not ConflictPair.objects.filter(note_a=cue_words).exists()
-    assert not Note.objects.get(pk=cue_words.pk).pending_merge
+    assert not Pair.objects.filter(newer=cue_words).exists()
     # Changed, it competes again, and tonight it fits.
     Note.objects.filter(pk=cue_words.pk).update(updated_at=timezone.now())
     offline_sweep(alice)
     assert Note.objects.get(pk=cue_words.pk).sweep_deferred_since is None
-    assert ConflictPair.objects.filter(note_a=cue_words).exists() or Note.objects.get(pk=cue_words.pk).pending_merge
+    assert Pair.objects.open().filter(newer=cue_words).exists()
 
 
 def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice, monkeypatch, cue_words_and_a_sale):

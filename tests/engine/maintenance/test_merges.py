@@ -10,7 +10,7 @@ from django.utils import timezone
 from engine import runtime
 from engine.maintenance import merge
 from engine.maintenance.runner import Gate, run_step
-from memories.models import SHARED_AGENT, Link, Note, NoteEvent
+from memories.models import SHARED_AGENT, Link, Note, NoteEvent, Pair
 from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 FIELDS = {"keywords": ["merged"], "tags": ["memory"], "context": "A merged note.", "category": "Personal"}
@@ -94,8 +94,8 @@ def test_same_day_judges_the_ten_best_pairs_and_the_rest_next_time(alice, mergin
 
 
 def test_same_day_leaves_pending_notes_to_their_own_job(alice, merging):
-    _a, b = pair(alice, 0, 0.95)
-    Note.objects.filter(pk=b.pk).update(pending_merge=True)
+    a, b = pair(alice, 0, 0.95)
+    Pair.objects.create(kind=Pair.MERGE, older=a, newer=b, similarity=0.95)
     fillers(alice, 4)
     row = run_step("same_day_merge", alice)
     assert row.counts["pairs"] == 0 and asked(merging) == []

@@ -1,4 +1,4 @@
-"""pending_merge resolution: the evolution judge against the note it resembled, whatever day."""
+"""Pending-merge resolution: each open merge pair, the evolution judge against the note it resembled, whatever day."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from engine.index.embeddings import from_bytes
 from engine.maintenance import merge
 from engine.maintenance.runner import Gate, run_step
 from engine.text import embedding_text
-from memories.models import ConflictPair, Link, Note, NoteEvent
+from memories.models import Link, Note, NoteEvent, Pair
 from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 NOTE = {"keywords": ["Rex", "beagle"], "tags": ["pets", "dogs"], "context": "Alice's dog.", "category": "Personal"}
@@ -22,9 +22,16 @@ NEW = "Alice's dog Rex is a four-year-old beagle."
 MERGED = "Alice has a dog named Rex, a four-year-old beagle."
 
 
-def flagged(agent, content: str, vector, against: Note, **fields) -> Note:
-    """A newer note waiting for a merge decision against ``against`` (L2.5)."""
-    return put(agent, content, vector, pending_merge=True, merge_candidate=against, **fields)
+def flagged(agent, content: str, vector, against: Note, *, similarity: float | None = None, **fields) -> Note:
+    """A newer note waiting for a merge decision against ``against`` (L2.5): an open merge pair."""
+    note = put(agent, content, vector, **fields)
+    Pair.objects.create(kind=Pair.MERGE, older=against, newer=note, similarity=similarity, opened_by="write")
+    return note
+
+
+def pending(note: Note) -> bool:
+    """Whether ``note`` waits as the newer note of an open merge pair."""
+    return Pair.objects.open().of_kind(Pair.MERGE).filter(newer=note).exists()
 
 
 @pytest.fixture
@@ -36,7 +43,7 @@ def pair(alice):
         NEW,
         near(0, 0.8, 1),
         old,
-        merge_similarity=0.8,
+        similarity=0.8,
         sources=["m2"],
         retrieval_count=2,
         last_accessed=timezone.now(),
@@ -77,7 +84,9 @@ def test_evolve_folds_the_flagged_note_into_the_one_it_resembled(alice, bob, pai
     assert old.sources == ["m1", "m2"] and old.retrieval_count == 5 and old.last_accessed == new.last_accessed
     assert old.index_dirty and old.revision == 2
     # Loser: retired, not deleted, pointing at the winner; dirty so the index drops it.
-    assert (new.is_active, new.merged_into_id, new.pending_merge) == (False, old.pk, False)
+    assert (new.is_active, new.merged_into_id, pending(new)) == (False, old.pk, False)
+    decided = Pair.objects.get(newer=new)
+    assert (decided.older_id, decided.status, decided.resolution) == (old.pk, Pair.RESOLVED, "merged")
     assert new.index_dirty and new.revision == 2
     # Links: the writable linker now points at the winner; bob's note is bob's business; copied out-link.
     assert set(Link.objects.filter(target=old).values_list("source", flat=True)) == {linker.pk}
@@ -87,8 +96,11 @@ def test_evolve_folds_the_flagged_note_into_the_one_it_resembled(alice, bob, pai
     assert list(old.events.values_list("action", flat=True)) == ["fold", "consolidate"]
     assert old.events.get(action="fold").before["content"] == OLD
     assert old.events.get(action="consolidate").after["merged"] == str(new.pk)
-    retire = new.events.get()
-    assert retire.before == {"is_active": True, "merged_into": None, "pending_merge": True}
+    retire = new.events.get(action="retire")
+    # The pair's decision rides on the retire event, so an undo of the merge opens the pair again.
+    assert retire.before == {"is_active": True, "merged_into": None, "pair": retire.before["pair"]}
+    assert (retire.before["pair"]["status"], retire.after["pair"]["status"]) == (Pair.OPEN, Pair.RESOLVED)
+    assert retire.before["pair"]["id"] == decided.pk
     assert retire.after["merged_into"] == str(old.pk) and retire.after["job"] == "pending_merge"
     assert retire.after["group"] == old.events.get(action="fold").after["group"]
 
@@ -104,7 +116,7 @@ def test_the_review_app_undoes_a_whole_merge_from_either_note(alice, pair, provi
     undo(Note.objects.get(pk=new.pk).events.get(action="retire"), reviewer, may_review=lambda agent_id: True)
     old.refresh_from_db()
     new.refresh_from_db()
-    assert new.is_active and new.merged_into is None and new.pending_merge
+    assert new.is_active and new.merged_into is None and pending(new)
     assert old.content == OLD and old.is_active
 
 
@@ -124,15 +136,17 @@ def test_conflict_opens_a_pair_for_review_and_keeps_both_notes(alice, pair, prov
     row = resolve(alice)
     new.refresh_from_db()
     old.refresh_from_db()
-    conflict = ConflictPair.objects.get()
-    assert (conflict.note_a_id, conflict.note_b_id, conflict.reason, conflict.status) == (
+    conflict = Pair.objects.get()
+    assert (conflict.newer_id, conflict.older_id, conflict.kind, conflict.reason, conflict.status) == (
         new.pk,
         old.pk,
+        Pair.CONFLICT,
         "two different breeds",
         "open",
     )
-    assert new.is_active and old.is_active and not new.pending_merge
-    assert new.conflict and old.conflict and new.evolution_type == old.evolution_type == "CONFLICT"
+    assert new.is_active and old.is_active and not pending(new)
+    assert set(Note.objects.waiting(Pair.CONFLICT).values_list("pk", flat=True)) == {new.pk, old.pk}
+    assert new.evolution_type == old.evolution_type == "CONFLICT"
     assert old.content == OLD and row.counts["conflicts"] == 1
     assert not new.index_dirty and not old.index_dirty  # nothing the index holds changed
 
@@ -142,9 +156,12 @@ def test_new_only_clears_the_flag(alice, pair, provider):
     judge(provider, "NEW", reason="different facts")
     row = resolve(alice)
     new.refresh_from_db()
-    assert not new.pending_merge and new.is_active and new.evolution_type == "NEW"
+    assert not pending(new) and new.is_active and new.evolution_type == "NEW"
+    decided = Pair.objects.get(newer=new)
+    assert (decided.older_id, decided.status, decided.resolution) == (old.pk, Pair.RESOLVED, "distinct")
     event = new.events.get()
-    assert event.action == "flag" and event.after["verdict"] == "NEW" and event.after["against"] == str(old.pk)
+    assert event.action == "flag" and event.after["op"] == "close_pair" and event.after["pair_id"] == decided.pk
+    assert event.after["resolution"] == "distinct" and event.after["reason"] == "different facts"
     assert Note.objects.get(pk=old.pk).content == OLD and row.counts["new"] == 1
 
 
@@ -171,7 +188,7 @@ def test_a_candidate_that_is_gone_clears_the_flag_without_a_model_call(alice, pa
     old, new = pair
     Note.objects.filter(pk=old.pk).update(is_active=False)
     row = resolve(alice)
-    assert not Note.objects.get(pk=new.pk).pending_merge
+    assert not pending(new) and Pair.objects.get(newer=new).resolution == "gone"
     assert provider.requests == [] and row.counts == {"pending": 1, "cleared": 1}
 
 
@@ -180,14 +197,14 @@ def test_a_failed_judgement_leaves_the_note_pending(alice, pair, provider):
     provider.fail(500, role="evolution_judge")
     row = resolve(alice)
     assert row.outcome == "partial" and row.counts["llm_failed"] == 1
-    assert Note.objects.get(pk=new.pk).pending_merge and not NoteEvent.objects.exists()
+    assert pending(new) and not NoteEvent.objects.exists()
 
 
 def test_an_unusable_merged_text_leaves_the_note_pending(alice, pair, provider):
     judge(provider, "EVOLVE", "Rex.")  # would fail the quality gate
     row = resolve(alice)
     assert row.counts["unusable"] == 1
-    assert Note.objects.get(pk=pair[1].pk).pending_merge and not NoteEvent.objects.exists()
+    assert pending(pair[1]) and not NoteEvent.objects.exists()
 
 
 def test_a_failure_in_the_middle_of_a_merge_leaves_no_partial_merge(alice, pair, provider, monkeypatch):
@@ -206,7 +223,7 @@ def test_a_failure_in_the_middle_of_a_merge_leaves_no_partial_merge(alice, pair,
     old.refresh_from_db()
     new.refresh_from_db()
     assert (old.content, old.revision, old.retrieval_count, old.sources) == (OLD, 1, 3, ["m1"])
-    assert (new.is_active, new.pending_merge, new.revision) == (True, True, 1)
+    assert (new.is_active, pending(new), new.revision) == (True, True, 1)
     assert not NoteEvent.objects.exists()
     assert Link.objects.filter(source=linker, target=new).exists()
 
@@ -232,8 +249,8 @@ def test_a_write_during_the_run_stops_it_at_the_next_judgement(alice, pair, prov
     judge(provider, "NEW")
     row = resolve(alice, gate=Gate(60))
     assert row.outcome == "stopped"
-    assert not Note.objects.get(pk=new.pk).pending_merge  # decided before the write was seen
-    assert Note.objects.get(pk=second.pk).pending_merge  # left for the next run
+    assert not pending(new)  # decided before the write was seen
+    assert pending(second)  # left for the next run
     assert len(provider.requests_for("evolution_judge")) == 1
 
 
@@ -249,7 +266,7 @@ def test_offline_near_duplicates_are_expanded_with_both_sentences_and_others_lef
     assert old.content == "Alice's dog is named Rex. Rex is a beagle." and old.evolution_type == "EXPAND"
     assert not Note.objects.get(pk=new.pk).is_active
     # Not the same statement, but a rewording: offline the job cannot tell, so the note waits for a person.
-    assert Note.objects.get(pk=reworded.pk).is_active and Note.objects.get(pk=reworded.pk).pending_merge
+    assert Note.objects.get(pk=reworded.pk).is_active and pending(reworded)
 
 
 def test_offline_nothing_the_rules_cannot_confirm_is_cleared_every_pair_waits_with_its_guess(alice):
@@ -268,6 +285,7 @@ def test_offline_nothing_the_rules_cannot_confirm_is_cleared_every_pair_waits_wi
     assert row.counts["left_for_review"] == 2
     for note in (photo, opened):
         note.refresh_from_db()
-        assert note.is_active and note.pending_merge  # a person decides
-        assert note.merge_guess and note.merge_reason  # with the machine's guess and why, in words
-    assert not NoteEvent.objects.filter(action="flag", after__verdict="NEW").exists()
+        assert note.is_active and pending(note)  # a person decides
+        waiting = Pair.objects.get(newer=note)
+        assert waiting.guess and waiting.reason  # with the machine's guess and why, in words
+    assert not NoteEvent.objects.filter(action="flag", after__op="close_pair").exists()

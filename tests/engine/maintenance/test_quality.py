@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from engine.maintenance.runner import run_step
-from memories.models import SHARED_AGENT, ConflictPair, Note, NoteEvent
+from memories.models import SHARED_AGENT, Note, NoteEvent, Pair
 from tests.engine.maintenance.conftest import put
 
 
@@ -48,15 +48,19 @@ def test_the_ephemeral_age_is_configurable(alice, config):
 
 
 def test_a_note_in_a_conflict_is_not_counted_as_low_quality_too(alice):
-    flagged = put(alice, "ok", conflict=True, low_quality=True, low_quality_reasons=["pending_conflict"])
+    flagged = put(alice, "ok", low_quality=True, low_quality_reasons=["pending_conflict"])
+    beside = put(alice, "Alice said okay to the Munich offer")
     a = put(alice, "hi")
     b = put(alice, "The office moved to Munich last year")
     settled_a = put(alice, "yo")
     settled_b = put(alice, "Bob takes the bus to work daily")
-    ConflictPair.objects.create(note_a=a, note_b=b, reason="two cities")
-    ConflictPair.objects.create(note_a=settled_a, note_b=settled_b, status=ConflictPair.RESOLVED)
+    Pair.objects.create(kind=Pair.CONFLICT, older=beside, newer=flagged, reason="said yes or not")
+    Pair.objects.create(kind=Pair.CONFLICT, older=b, newer=a, reason="two cities")
+    Pair.objects.create(kind=Pair.CONFLICT, older=settled_b, newer=settled_a, status=Pair.RESOLVED)
     scan(alice)
-    assert reasons(flagged) == reasons(a) == reasons(b) == []  # an older scan's pending_conflict is removed
+    assert (
+        reasons(flagged) == reasons(beside) == reasons(a) == reasons(b) == []
+    )  # an older scan's pending_conflict is removed
     assert reasons(settled_a) == ["too_short"] and reasons(settled_b) == []
 
 
@@ -134,11 +138,11 @@ def test_a_reviewers_keep_is_not_undone_by_the_next_scan(alice, django_user_mode
     scan(alice)
     assert reasons(note) == []
     # A conflict found after the reviewer's decision waits in the conflict queue, not here.
-    ConflictPair.objects.create(note_a=note, note_b=other)
+    Pair.objects.create(kind=Pair.CONFLICT, older=other, newer=note)
     scan(alice)
     assert reasons(note) == []
     # Undoing the keep brings the reviewer's dismissed reasons back, and the scan leaves them.
-    ConflictPair.objects.all().delete()
+    Pair.objects.all().delete()
     Note.objects.filter(pk=note.pk).update(low_quality=False, low_quality_reasons=[])
     undo(keep, rita, may_review=lambda agent_id: True)
     scan(alice)

@@ -11,7 +11,7 @@ from engine import runtime
 from engine.errors import IndexUnavailable
 from engine.index import store
 from engine.maintenance import runner, tasks
-from memories.models import JobRun, Note
+from memories.models import JobRun, Note, Pair
 from tests.engine.maintenance.conftest import axis, near, put, wrote
 
 FIELDS = {"keywords": ["merged"], "tags": ["memory"], "context": "A merged note.", "category": "General"}
@@ -48,7 +48,8 @@ def busy_day(alice, provider):
     provider.reply_json({"pairs": [{"a": 0, "b": 1, "reason": "tea or coffee"}]}, role="conflict_scan")
     provider.reply_json({"reflection": "Alice keeps up her morning routine.", "cites": [0, 1]}, role="reflect")
     old = put(alice, "Alice's dog Rex is a beagle.", axis(0), created_at=timezone.now() - timedelta(days=3))
-    put(alice, "Rex, Alice's beagle, loves the beach.", near(0, 0.8, 1), pending_merge=True, merge_candidate=old)
+    new = put(alice, "Rex, Alice's beagle, loves the beach.", near(0, 0.8, 1))
+    Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.8, opened_by="write")
     put(alice, "Alice runs every morning before work.", axis(2))
     put(alice, "Alice runs 10 km every morning before work.", near(2, 0.9, 3))
     put(alice, "Alice only drinks green tea.", axis(4), category="Project")
@@ -77,5 +78,5 @@ def test_the_scheduled_sequences_run_end_to_end_and_leave_changes_for_the_indexe
     # Every change waits in the outbox for the web process.
     changed = Note.objects.filter(revision__gt=1)
     assert changed.count() == 4 and all(n.index_dirty for n in changed)
-    assert Note.objects.filter(conflict=True).count() == 2
+    assert Note.objects.waiting(Pair.CONFLICT).count() == 2
     assert Note.objects.get(content="ok thanks").low_quality_reasons == ["filler"]

@@ -13,7 +13,7 @@ from engine.index.embeddings import from_bytes
 from engine.text import content_hash, embedding_text
 from engine.write import dedup
 from engine.write.pipeline import CREATED, FLAGGED, FOLDED, add_memory
-from memories.models import Note
+from memories.models import Note, Pair
 
 CFG = EngineConfig()
 
@@ -95,7 +95,7 @@ def test_a_close_shared_note_of_another_agent_is_not_overwritten(alice, bob, sto
     result = add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", bob)
     assert result.outcome == CREATED and result.note.owner == "bob" and result.note.pk != shared.note.pk
     assert Note.objects.get(pk=shared.note.pk).content == "Staging uses PostgreSQL 16 on its own dedicated server."
-    assert not result.note.pending_merge
+    assert not Pair.objects.filter(newer=result.note).exists()
 
 
 @pytest.mark.realmodel  # relies on meaning (paraphrase similarity)
@@ -112,8 +112,9 @@ def test_with_a_model_a_borderline_note_is_inserted_flagged_with_the_note_it_res
     result = add_memory("The production database runs PostgreSQL 15.", alice)
     note = Note.objects.get(pk=result.note.pk)
     assert result.outcome == FLAGGED
-    assert note.pending_merge and note.merge_candidate_id == staging.note.pk
-    assert 0.72 <= note.merge_similarity < 0.85
+    waiting = Pair.objects.open().of_kind(Pair.MERGE).get(newer=note)
+    assert waiting.older_id == staging.note.pk
+    assert 0.72 <= waiting.similarity < 0.85
     assert result.similar_to == str(staging.note.pk)
     assert note.events.get(action="create").after["merge_candidate"] == str(staging.note.pk)
 
@@ -122,7 +123,7 @@ def test_with_a_model_a_borderline_note_is_inserted_flagged_with_the_note_it_res
 def test_offline_a_borderline_note_waits_for_the_nightly_sweep_not_in_a_queue_at_write(alice, store):
     add_memory("The staging database runs PostgreSQL 16 on a dedicated host.", alice)
     result = add_memory("The production database runs PostgreSQL 15.", alice)
-    assert result.outcome == CREATED and not Note.objects.filter(pending_merge=True).exists()
+    assert result.outcome == CREATED and not Note.objects.waiting(Pair.MERGE).exists()
 
 
 def test_moving_the_thresholds_moves_the_outcome(alice, store, engine_config):
@@ -136,7 +137,8 @@ def test_when_the_model_says_two_facts_the_new_one_is_kept_and_flagged(alice, st
     provider.reply_json({"should_merge": False}, role="should_merge")
     old = add_memory("Alice prefers green tea in the morning.", alice)
     result = add_memory("In the morning Alice prefers green tea.", alice)
-    assert result.outcome == FLAGGED and result.note.merge_candidate_id == old.note.pk
+    assert result.outcome == FLAGGED
+    assert Pair.objects.open().of_kind(Pair.MERGE).get(newer=result.note).older_id == old.note.pk
     assert Note.objects.get(pk=old.note.pk).content == "Alice prefers green tea in the morning."
 
 

@@ -13,7 +13,7 @@ from engine.errors import InvalidInput, NotFound, QualityRejected
 from engine.index.embeddings import from_bytes
 from engine.retrieval.search import search
 from engine.write.pipeline import EpisodicItem, add_episodic, add_episodic_batch
-from memories.models import Note, NoteEvent
+from memories.models import Note, NoteEvent, Pair
 
 
 def test_an_event_is_stored_verbatim_for_its_agent(make_agent, store):  # B044
@@ -28,7 +28,8 @@ def test_an_event_is_stored_verbatim_for_its_agent(make_agent, store):  # B044
 def test_an_episodic_note_has_no_derived_fields(alice, store):  # B046
     n = Note.objects.get(pk=add_episodic("A plain event with nothing derived from it.", alice).pk)
     assert (n.keywords, n.tags, n.topics, n.context) == ([], [], [], "")
-    assert (n.category, n.note_type, n.pending_merge) == ("General", "memory", False)
+    assert (n.category, n.note_type) == ("General", "memory")
+    assert not Pair.objects.touching([n.pk]).exists()
     assert not n.out_links.exists()
 
 

@@ -8,7 +8,7 @@ from engine.llm.offline import keep_both
 from engine.maintenance.runner import run_jobs
 from engine.reading.contradiction_rules import contradiction
 from engine.write.pipeline import DUPLICATE, FOLDED, add_memory
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 
 @pytest.mark.realmodel  # relies on meaning: the two texts must resemble each other (cos ≥ 0.72)
@@ -18,11 +18,10 @@ def test_an_age_that_changed_gives_two_notes_and_reaches_a_person_by_the_nightly
     assert new.outcome != FOLDED and Note.objects.count() == 2
     assert Note.objects.get(pk=old.note.pk).content == "Mia is 7 years old."  # nothing glued onto it
     run_jobs(("pending_merge", "same_day_merge", "consolidation", "pair_sweep"), agents=[alice])
-    pair = ConflictPair.objects.filter(note_a=new.note, note_b=old.note).first()
-    waiting = Note.objects.filter(pk=new.note.pk, pending_merge=True, merge_candidate=old.note).first()
-    assert pair is not None or waiting is not None
-    reason = pair.reason if pair is not None else waiting.merge_reason
-    assert "7" in reason and "9" in reason  # the two values, in words a person reads
+    # A conflict, or the newer note waiting as a possible merge with the older one.
+    pair = Pair.objects.filter(newer=new.note, older=old.note).first()
+    assert pair is not None
+    assert "7" in pair.reason and "9" in pair.reason  # the two values, in words a person reads
     assert Note.objects.filter(is_active=True).count() == 2  # the merge jobs must not fold them
 
 

@@ -7,19 +7,14 @@ import pytest
 from engine.judgments import pair_weights
 from engine.maintenance.runner import SEQUENCES, run_jobs, run_step
 from engine.write.pipeline import FOLDED, add_memory
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 NIGHTLY = SEQUENCES["nightly"]
 
 
 def reached(a: Note, b: Note) -> bool:
-    """An open conflict joins the two notes, or one waits as a pair with the other."""
-    if ConflictPair.objects.filter(note_a__in=(a, b), note_b__in=(a, b), status=ConflictPair.OPEN).exists():
-        return True
-    return (
-        Note.objects.filter(pk=b.pk, pending_merge=True, merge_candidate=a).exists()
-        or Note.objects.filter(pk=a.pk, pending_merge=True, merge_candidate=b).exists()
-    )
+    """An open pair joins the two notes: a conflict, or one waits as a possible merge with the other."""
+    return Pair.objects.open().between(a, b).exists()
 
 
 @pytest.mark.parametrize(
@@ -62,9 +57,9 @@ def test_offline_the_pending_job_leaves_every_pair_it_cannot_confirm_for_a_perso
     run_jobs(NIGHTLY, agents=[alice])
     run_jobs(NIGHTLY, agents=[alice])  # a second night clears nothing either
     assert reached(older.note, newer.note)
-    waiting = Note.objects.filter(pending_merge=True).first()
+    waiting = Pair.objects.open().of_kind(Pair.MERGE).first()
     if waiting is not None:
-        assert waiting.merge_guess and waiting.merge_reason  # the card says what the machine thinks and why
+        assert waiting.guess and waiting.reason  # the card says what the machine thinks and why
 
 
 @pytest.mark.realmodel
@@ -79,14 +74,14 @@ def test_the_nightly_sweep_opens_no_more_cards_than_the_budget(alice, store, eng
     for a, b in pairs:
         add_memory(a, alice)
         add_memory(b, alice)
-    before = ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count()
+    before = Pair.objects.count()
     first = run_step("pair_sweep", alice)
     opened = first.counts.get("pairs_found", 0) + first.counts.get("pairs_asked", 0)
     assert opened == 1 and first.counts.get("deferred", 0) >= 1
     assert Note.objects.filter(conflict_scanned_at__isnull=True).exists()  # what did not fit waits
     second = run_step("pair_sweep", alice)
     assert second.counts.get("pairs_found", 0) + second.counts.get("pairs_asked", 0) == 1
-    assert ConflictPair.objects.count() + Note.objects.filter(pending_merge=True).count() == before + 2
+    assert Pair.objects.count() == before + 2
 
 
 def test_the_weights_in_the_product_were_fitted_with_thresholds_in_order():
