@@ -7,21 +7,28 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.write.edit import update_memory
-from memories.models import Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
 
 def _pairs(make_note, agent) -> list[tuple[Note, Note]]:
+    """Three notes waiting in Merges, each beside the older note it resembles: (older, newer)."""
     pairs = []
     for older, newer in [
         ("Alice drinks green tea every morning.", "Alice drinks green tea every morning. She takes it without sugar."),
         ("Bob cycles to work.", "Bob cycles to work on a red bike."),
         ("Mia lives in Rome.", "Mia moved from Rome to Milan in May."),
     ]:
-        old = make_note(agent, older)
-        pairs.append((old, make_note(agent, newer, pending_merge=True, merge_candidate=old, merge_similarity=0.9)))
+        old, new = make_note(agent, older), make_note(agent, newer)
+        Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.9)
+        pairs.append((old, new))
     return pairs
+
+
+def _waiting(note: Note) -> bool:
+    """Whether the note still waits in Merges (the newer note of an open merge pair)."""
+    return Pair.objects.open().of_kind(Pair.MERGE).filter(newer=note).exists()
 
 
 def test_the_preview_lists_what_same_fact_writes_for_each_card_and_cancel_writes_nothing(
@@ -42,7 +49,7 @@ def test_the_preview_lists_what_same_fact_writes_for_each_card_and_cancel_writes
     expect(dialog).to_contain_text("Write “Bob cycles to work on a red bike.” into the older note")
     dialog.locator("a:has-text('Cancel')").click()
     expect(dialog).to_be_hidden()
-    assert Note.objects.filter(pk__in=[new.pk for _, new in pairs], pending_merge=True).count() == 3
+    assert [_waiting(new) for _, new in pairs] == [True] * 3
     assert [Note.objects.get(pk=old.pk).content for old, _ in pairs] == [old.content for old, _ in pairs]
 
 
@@ -61,5 +68,5 @@ def test_a_card_changed_after_its_preview_is_skipped_and_the_rest_is_done(logged
         "Same fact: 2 pairs merged. 1 skipped: One of these notes changed"
     )
     assert Note.objects.get(pk=pairs[2][0].pk).content == edited
-    assert Note.objects.get(pk=pairs[2][1].pk).pending_merge
+    assert _waiting(pairs[2][1])
     assert Note.objects.get(pk=pairs[1][0].pk).content == "Bob cycles to work on a red bike."

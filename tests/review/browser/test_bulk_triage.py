@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -79,22 +79,12 @@ def test_clear_a_queue_by_keyboard_alone(logged_in, live_server, alice, make_not
 def test_resolving_a_conflict_takes_the_note_out_of_every_queue(logged_in, live_server, alice, make_note):
     page = logged_in
     a = make_note(
-        alice,
-        "Alice's office is on the third floor.",
-        conflict=True,
-        conflict_reason="floor",
-        low_quality=True,
-        low_quality_reasons=["pending_conflict"],
+        alice, "Alice's office is on the third floor.", low_quality=True, low_quality_reasons=["pending_conflict"]
     )
     b = make_note(
-        alice,
-        "Alice's office is on the fifth floor.",
-        conflict=True,
-        conflict_reason="floor",
-        low_quality=True,
-        low_quality_reasons=["pending_conflict"],
+        alice, "Alice's office is on the fifth floor.", low_quality=True, low_quality_reasons=["pending_conflict"]
     )
-    pair = ConflictPair.objects.create(note_a=a, note_b=b, reason="Which floor is the office on?")
+    pair = Pair.objects.create(kind=Pair.CONFLICT, older=b, newer=a, reason="Which floor is the office on?")
     page.goto(f"{live_server.url}/review/queues/quality/")
     expect(page.locator(f"#quality-{a.pk}")).to_have_count(0)  # one place per note: Conflicts
     expect(page.locator("main")).to_contain_text("2 flagged notes are part of an open conflict")
@@ -109,7 +99,10 @@ def test_resolving_a_conflict_takes_the_note_out_of_every_queue(logged_in, live_
     a.refresh_from_db()
     b.refresh_from_db()
     assert not a.is_active
-    assert (b.is_active, b.conflict, b.low_quality, b.low_quality_reasons) == (True, False, False, [])
+    assert (b.is_active, b.low_quality, b.low_quality_reasons) == (True, False, [])
+    pair.refresh_from_db()
+    assert (pair.status, pair.resolution, pair.superseded_id) == (Pair.RESOLVED, "replace", a.pk)
+    assert not Note.objects.filter(pk=b.pk).waiting(Pair.CONFLICT).exists()
     for queue in ("quality", "conflicts", "merges"):
         page.goto(f"{live_server.url}/review/queues/{queue}/")
         expect(page.locator("#queue-empty")).to_be_visible()
@@ -119,16 +112,10 @@ def test_resolving_a_conflict_takes_the_note_out_of_every_queue(logged_in, live_
 def test_the_same_fact_text_on_the_card_is_what_it_writes(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Alice drinks green tea every morning.", sources=["chat-1"])
-    new = make_note(
-        alice,
-        "Alice drinks green tea every morning. She takes it without sugar.",
-        sources=["chat-2"],
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.83,
-    )
+    new = make_note(alice, "Alice drinks green tea every morning. She takes it without sugar.", sources=["chat-2"])
+    pair = Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.83)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{new.pk}")
+    card = page.locator(f"#merge-{pair.pk}")
     expect(card).to_contain_text("similarity 0.83")
     expect(card).to_contain_text("chat-1")
     expect(card.locator("mark.only-b")).to_contain_text("without sugar")

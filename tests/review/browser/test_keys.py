@@ -6,25 +6,19 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
 
-def _pairs(make_note, agent, n: int) -> list[Note]:
-    flagged = []
+def _pairs(make_note, agent, n: int) -> list[Pair]:
+    """``n`` notes waiting in Merges, each beside the older note it resembles."""
+    pairs = []
     for i in range(n):
         old = make_note(agent, f"Alice waters plant number {i} on Sundays.")
-        flagged.append(
-            make_note(
-                agent,
-                f"Alice waters plant number {i} on Sundays before breakfast.",
-                pending_merge=True,
-                merge_candidate=old,
-                merge_similarity=0.9,
-            )
-        )
-    return flagged
+        new = make_note(agent, f"Alice waters plant number {i} on Sundays before breakfast.")
+        pairs.append(Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.9))
+    return pairs
 
 
 def _current(page) -> str:
@@ -35,7 +29,7 @@ def test_the_help_says_what_the_keys_do_and_a_key_acts_on_the_current_card_only(
     logged_in, live_server, alice, make_note
 ):
     page = logged_in
-    notes = _pairs(make_note, alice, 3)
+    pairs = _pairs(make_note, alice, 3)
     page.goto(f"{live_server.url}/review/queues/merges/")
     page.keyboard.press("?")
     help_text = page.locator("#help").inner_text()
@@ -54,8 +48,8 @@ def test_the_help_says_what_the_keys_do_and_a_key_acts_on_the_current_card_only(
     page.keyboard.press("b")
     expect(page.locator(f"#{third} [role=status]")).to_contain_text("Both true")
     assert asked == [] and not page.locator("#bulk-dialog").is_visible()
-    pending = set(Note.objects.filter(pk__in=[n.pk for n in notes], pending_merge=True).values_list("pk", flat=True))
-    assert {f"merge-{pk}" for pk in pending} == {f"merge-{n.pk}" for n in notes} - {third}
+    pending = set(Pair.objects.open().filter(pk__in=[p.pk for p in pairs]).values_list("pk", flat=True))
+    assert {f"merge-{pk}" for pk in pending} == {f"merge-{p.pk}" for p in pairs} - {third}
     expect(page.locator("#selected")).to_have_text("2")  # the selection is left as it was
 
 
@@ -78,9 +72,9 @@ def test_after_undo_the_restored_card_is_current_and_the_next_key_acts_on_it(log
 
 def test_keys_work_again_after_the_merged_text_box(logged_in, live_server, alice, make_note):
     page = logged_in
-    notes = _pairs(make_note, alice, 2)
+    pairs = _pairs(make_note, alice, 2)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{notes[1].pk}")  # the newest first: this card is the first
+    card = page.locator(f"#merge-{pairs[1].pk}")  # the newest first: this card is the first
     card.locator("summary").click()
     box = card.locator("[data-preview]")
     box.click()
@@ -91,10 +85,10 @@ def test_keys_work_again_after_the_merged_text_box(logged_in, live_server, alice
     page.keyboard.press("Escape")
     expect(card).to_have_class("card pair current")
     page.keyboard.press("j")
-    expect(page.locator("#queue .card.current")).to_have_id(f"merge-{notes[0].pk}")
+    expect(page.locator("#queue .card.current")).to_have_id(f"merge-{pairs[0].pk}")
     page.keyboard.press("k")
     box.click()
     page.keyboard.press("Control+Enter")  # decides "same fact" with the edited text
     expect(card.locator("[role=status]")).to_contain_text("Same fact")
-    kept = Note.objects.get(pk=notes[1].merge_candidate_id)
+    kept = Note.objects.get(pk=pairs[1].older_id)
     assert kept.content == "Alice waters plant number 1 on Sundays before breakfast. Always"

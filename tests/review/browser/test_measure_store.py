@@ -25,7 +25,7 @@ from playwright.sync_api import expect
 
 from engine.maintenance.runner import SEQUENCES, run_jobs
 from engine.write.pipeline import add_memory
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair, waiting_q
 
 pytestmark = [
     pytest.mark.browser,
@@ -68,17 +68,16 @@ def _top_up(alice) -> None:
 
     waiting = waiting_by_agent(["alice"])["alice"]
     _report("store_after_jobs", **waiting, active=Note.objects.filter(agent_id="alice", is_active=True).count())
-    busy = Q(pending_merge=True) | Q(conflict=True) | Q(low_quality=True)
+    busy = waiting_q() | Q(low_quality=True)  # in an open pair, or flagged
     free = list(Note.objects.filter(agent_id="alice", is_active=True).exclude(busy).order_by("created_at", "pk"))
     at = 0
     for _ in range(max(0, WANT["merges"] - waiting["merges"])):
         older, newer = free[at], free[at + 1]
-        Note.objects.filter(pk=newer.pk).update(pending_merge=True, merge_candidate=older, merge_similarity=0.86)
+        Pair.objects.create(kind=Pair.MERGE, older=older, newer=newer, similarity=0.86)
         at += 2
     for _ in range(max(0, WANT["conflicts"] - waiting["conflicts"])):
         older, newer = free[at], free[at + 1]
-        Note.objects.filter(pk__in=[older.pk, newer.pk]).update(conflict=True)
-        ConflictPair.objects.create(note_a=newer, note_b=older, reason="r", likelihood=0.5, opened_by="rules")
+        Pair.objects.create(kind=Pair.CONFLICT, older=older, newer=newer, reason="r", likelihood=0.5, opened_by="rules")
         at += 2
     for _ in range(max(0, WANT["quality"] - waiting["quality"])):
         Note.objects.filter(pk=free[at].pk).update(low_quality=True, low_quality_reasons=["fragment"])
@@ -150,8 +149,8 @@ def test_measure_a_2000_note_store(logged_in, live_server, alice, chromium):
         )
 
     page.set_viewport_size({"width": 390, "height": 844})
-    note = Note.objects.filter(agent_id="alice", is_active=True, pending_merge=True).first()
-    pair = ConflictPair.objects.filter(status=ConflictPair.OPEN).first()
+    note = Note.objects.filter(agent_id="alice", is_active=True).waiting(Pair.MERGE, as_newer=True).first()
+    pair = Pair.objects.open().of_kind(Pair.CONFLICT).first()
     paths = [
         "/review/",
         "/review/agents/alice/notes/",

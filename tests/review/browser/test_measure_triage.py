@@ -19,7 +19,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from engine.layers import core
-from memories.models import ConflictPair, JobRun, Link, LlmCall, Note
+from memories.models import JobRun, Link, LlmCall, Note, Pair
 
 pytestmark = [
     pytest.mark.browser,
@@ -68,13 +68,10 @@ def _low_quality(make_note, agent, n: int) -> None:
 def _merge_pairs(make_note, agent, n: int) -> None:
     for i in range(n):
         old = make_note(agent, f"Alice likes {TOPICS[i]} and talks about {TOPICS[i]} often.")
-        make_note(
-            agent,
-            f"Alice likes {TOPICS[i]} and talks about {TOPICS[i]} often. She mentioned it on day {i}.",
-            pending_merge=True,
-            merge_candidate=old,
-            merge_similarity=0.8 + i / 100,
+        new = make_note(
+            agent, f"Alice likes {TOPICS[i]} and talks about {TOPICS[i]} often. She mentioned it on day {i}."
         )
+        Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.8 + i / 100)
 
 
 def test_measure_low_quality_40_bulk(logged_in, live_server, alice, make_note):
@@ -167,23 +164,27 @@ def _demo(make_note, alice) -> dict:
         alice,
         "Alice's cat is called Miso and sleeps on the piano in the afternoon sun. Miso is a tabby.",
         sources=["chat-12"],
-        pending_merge=True,
-        merge_candidate=cat,
-        merge_similarity=0.91,
-        merge_guess="same",
-        merge_reason="the same fact said twice: the newer adds “Miso is a tabby.”",
+    )
+    Pair.objects.create(
+        kind=Pair.MERGE,
+        older=cat,
+        newer=twin,
+        similarity=0.91,
+        guess="same",
+        reason="the same fact said twice: the newer adds “Miso is a tabby.”",
     )
     b = make_note(alice, "Alice's cat is called Mochi and sleeps on the sofa.", sources=["chat-14"])
-    ConflictPair.objects.create(
-        note_a=b,
-        note_b=cat,
+    Pair.objects.create(
+        kind=Pair.CONFLICT,
+        older=cat,
+        newer=b,
         reason="may have changed (71% a change): “Miso” → “Mochi”; “on the piano” → “on the sofa”",
         likelihood=0.71,
         opened_by="rules",
     )
     home = make_note(alice, "小明住在北京，他喜欢喝绿茶。", created_at=now - timedelta(days=30))
     moved = make_note(alice, "小明住在上海，他喜欢喝绿茶。")
-    ConflictPair.objects.create(note_a=moved, note_b=home, reason="[write] slot city: 小明 北京 → 上海")
+    Pair.objects.create(kind=Pair.CONFLICT, older=home, newer=moved, reason="[write] slot city: 小明 北京 → 上海")
     core.replace(alice, "user", "name", "Alice")
     core.replace(alice, "user", "pets", ["Miso"])
     for n in notes[:4]:

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.layers import core
-from memories.models import ConflictPair, CoreBlock, Note
+from memories.models import CoreBlock, Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -19,15 +19,13 @@ def test_the_dashboard_counts_what_the_menu_badges_count(logged_in, live_server,
     page = logged_in
     for i in range(2):
         make_note(alice, f"Alice said something vague about item {i}.", low_quality=True, low_quality_reasons=["vague"])
-    in_conflict = {
-        "low_quality": True,
-        "low_quality_reasons": ["pending_conflict"],
-        "conflict": True,
-        "conflict_reason": "floor",
-    }
+    in_conflict = {"low_quality": True, "low_quality_reasons": ["pending_conflict"]}
     a = make_note(alice, "Alice's office is on the third floor.", **in_conflict)
-    b = make_note(alice, "Alice's office is on the fifth floor.", **in_conflict, pending_merge=True, merge_candidate=a)
-    ConflictPair.objects.create(note_a=a, note_b=b, reason="floor")
+    b = make_note(alice, "Alice's office is on the fifth floor.", **in_conflict)
+    Pair.objects.create(kind=Pair.CONFLICT, older=b, newer=a, reason="floor")
+    # b also waits for a merge (beside a third note): in a conflict, it is counted in Conflicts only.
+    c = make_note(alice, "Alice works on the fifth floor of the office.")
+    Pair.objects.create(kind=Pair.MERGE, older=c, newer=b, similarity=0.9)
     make_note(alice, "A note that will be made short.", content="ok")
     page.goto(f"{live_server.url}/review/")
     row = page.locator("#agent-alice")
@@ -40,16 +38,11 @@ def test_the_dashboard_counts_what_the_menu_badges_count(logged_in, live_server,
 def test_history_names_notes_by_text_and_shows_a_diff_for_every_edit(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(
-        alice,
-        "Alice drinks green tea every morning. She takes it without sugar.",
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.9,
-    )
+    new = make_note(alice, "Alice drinks green tea every morning. She takes it without sugar.")
+    pair = Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.9)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    page.locator(f"#merge-{new.pk} button:has-text('Same fact')").click()
-    expect(page.locator(f"#merge-{new.pk} [role=status]")).to_contain_text("Same fact")
+    page.locator(f"#merge-{pair.pk} button:has-text('Same fact')").click()
+    expect(page.locator(f"#merge-{pair.pk} [role=status]")).to_contain_text("Same fact")
     page.goto(f"{live_server.url}/review/notes/{old.pk}/")
     page.fill("#content", "Alice drinks green tea every morning. She takes it with no sugar at all.")
     page.click("text=Save text")

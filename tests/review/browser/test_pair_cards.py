@@ -7,32 +7,40 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import ConflictPair, Note, NoteEvent
+from memories.models import Note, NoteEvent, Pair
 
 pytestmark = pytest.mark.browser
 
 
-def _pending(make_note, agent, older: str, newer: str, **fields) -> tuple[Note, Note]:
+def _pending(
+    make_note, agent, older: str, newer: str, *, subjects: list[str] | None = None, **fields
+) -> tuple[Note, Note, Pair]:
+    """A note waiting in Merges beside the older note it resembles: (older, newer, their pair)."""
     old = make_note(agent, older)
-    new = make_note(agent, newer, pending_merge=True, merge_candidate=old, merge_similarity=0.9, **fields)
-    return old, new
+    new = make_note(agent, newer, **({"subjects": subjects} if subjects else {}))
+    return old, new, Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.9, **fields)
 
 
-def _conflict(make_note, agent, older: str, newer: str, **fields) -> ConflictPair:
-    old = make_note(agent, older, conflict=True)
-    new = make_note(agent, newer, conflict=True)
-    return ConflictPair.objects.create(note_a=new, note_b=old, **fields)
+def _waiting(note: Note) -> bool:
+    """Whether the note still waits in Merges (the newer note of an open merge pair)."""
+    return Pair.objects.open().of_kind(Pair.MERGE).filter(newer=note).exists()
+
+
+def _conflict(make_note, agent, older: str, newer: str, **fields) -> Pair:
+    old = make_note(agent, older)
+    new = make_note(agent, newer)
+    return Pair.objects.create(kind=Pair.CONFLICT, older=old, newer=new, **fields)
 
 
 def test_every_card_says_the_guess_who_found_it_and_why_in_words(logged_in, live_server, alice, make_note):
     page = logged_in
-    _, new = _pending(
+    _, _, merge = _pending(
         make_note,
         alice,
         "Alice keeps her bike in the shed.",
         "Alice keeps her bicycle in the shed.",
-        merge_guess="same",
-        merge_reason="the same fact said twice: “bike” / “bicycle”",
+        guess="same",
+        reason="the same fact said twice: “bike” / “bicycle”",
     )
     model = _conflict(
         make_note,
@@ -63,7 +71,7 @@ def test_every_card_says_the_guess_who_found_it_and_why_in_words(logged_in, live
     make_note(alice, "Something about the thing we discussed earlier.", low_quality=True, low_quality_reasons=["vague"])
 
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{new.pk}")
+    card = page.locator(f"#merge-{merge.pk}")
     expect(card.locator(".guess")).to_contain_text("Same fact said twice?")
     expect(card.locator(".reason")).to_have_text("the same fact said twice: “bike” / “bicycle”")
     expect(card.locator("button.primary")).to_have_text("Same fact s")  # the guess's decision comes first
@@ -109,43 +117,47 @@ def test_in_merges_the_newer_note_can_replace_the_existing_one_and_undo_brings_i
     logged_in, live_server, alice, make_note
 ):
     page = logged_in
-    old, new = _pending(
+    old, new, pair = _pending(
         make_note, alice, "Alice has a red bicycle.", "Alice sold her red bicycle and now rides a blue one."
     )
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{new.pk}")
+    card = page.locator(f"#merge-{pair.pk}")
     card.locator("button:has-text('Newer replaces older')").click()
     expect(card.locator("[role=status]")).to_contain_text("kept “Alice sold her red bicycle")
     expect(card.locator("[role=status]")).to_contain_text("retired “Alice has a red bicycle.”")
     old.refresh_from_db()
     new.refresh_from_db()
-    assert not old.is_active and new.is_active and not new.pending_merge
+    assert not old.is_active and new.is_active and not _waiting(new)
     card.locator("button:has-text('Undo')").click()
     expect(card.locator("button:has-text('Newer replaces older')")).to_be_visible()
     old.refresh_from_db()
-    assert old.is_active and Note.objects.get(pk=new.pk).pending_merge
+    assert old.is_active and _waiting(new)
 
 
 def test_not_related_keeps_both_and_is_recorded_in_the_history(logged_in, live_server, alice, make_note):
     page = logged_in
-    old, new = _pending(make_note, alice, "Alice's sister Mia lives in Rome.", "Alice's colleague Mia moved to Rome.")
+    old, new, pair = _pending(
+        make_note, alice, "Alice's sister Mia lives in Rome.", "Alice's colleague Mia moved to Rome."
+    )
     page.goto(f"{live_server.url}/review/queues/merges/")
-    page.locator(f"#merge-{new.pk} button:has-text('Not related')").click()
-    expect(page.locator(f"#merge-{new.pk} [role=status]")).to_contain_text("Not related: kept both")
+    page.locator(f"#merge-{pair.pk} button:has-text('Not related')").click()
+    expect(page.locator(f"#merge-{pair.pk} [role=status]")).to_contain_text("Not related: kept both")
     new.refresh_from_db()
-    assert new.is_active and Note.objects.get(pk=old.pk).is_active and not new.pending_merge
+    assert new.is_active and Note.objects.get(pk=old.pk).is_active and not _waiting(new)
+    pair.refresh_from_db()
+    assert (pair.status, pair.resolution) == (Pair.RESOLVED, "unrelated")
     assert NoteEvent.objects.filter(note=new, after__op="not_related", after__unrelated_to=str(old.pk)).exists()
     page.goto(f"{live_server.url}/review/notes/{new.pk}/")
     newest = page.locator(".history li").first
-    expect(newest).to_contain_text("Decided: not related to the other note")
+    expect(newest).to_contain_text("Pair decided: not related")  # every pair decision is the pair's record now
     expect(newest).to_contain_text("Alice's sister Mia lives in Rome.")  # the other note, by its text
 
 
 def test_a_queue_can_be_searched_and_filtered(logged_in, live_server, alice, make_note):
     page = logged_in
-    _, tea = _pending(make_note, alice, "Alice drinks green tea.", "Alice drinks green tea daily.")
-    _, bike = _pending(make_note, alice, "Bob rides a bike.", "Bob rides a bike to work.", subjects=["bob"])
-    Note.objects.filter(pk=bike.pk).update(merge_similarity=0.7)
+    *_, tea = _pending(make_note, alice, "Alice drinks green tea.", "Alice drinks green tea daily.")
+    *_, bike = _pending(make_note, alice, "Bob rides a bike.", "Bob rides a bike to work.", subjects=["bob"])
+    Pair.objects.filter(pk=bike.pk).update(similarity=0.7)
     page.goto(f"{live_server.url}/review/queues/merges/")
     expect(page.locator("#left")).to_have_text("2")
     page.click("summary:has-text('Search and filter')")
@@ -167,8 +179,8 @@ def test_a_conflicted_note_links_to_its_own_card(logged_in, live_server, alice, 
     pairs = [
         _conflict(make_note, alice, f"Alice has {n} cats.", f"Alice has {n + 1} cats.", reason="r") for n in (2, 7)
     ]
-    Note.objects.filter(pk=pairs[1].note_a_id).update(low_quality=True, low_quality_reasons=["pending_conflict"])
-    page.goto(f"{live_server.url}/review/notes/{pairs[1].note_a_id}/")
+    Note.objects.filter(pk=pairs[1].newer_id).update(low_quality=True, low_quality_reasons=["pending_conflict"])
+    page.goto(f"{live_server.url}/review/notes/{pairs[1].newer_id}/")
     main = page.locator("#note-main")
     # Its conflict's own flag is not a low-quality verdict to keep away.
     assert "pending_conflict" not in main.inner_text() and "Low quality" not in main.inner_text()

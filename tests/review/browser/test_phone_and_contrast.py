@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.layers import core
-from memories.models import ConflictPair, JobRun, NoteEvent
+from memories.models import JobRun, NoteEvent, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -19,16 +19,12 @@ def _pages(live_server, alice, make_note) -> list[str]:
         tags=["pets", "home"],
         subjects=["alice"],
     )
-    other = make_note(
-        alice,
-        "Miso the cat was adopted from the city shelter in 2021.",
-        pending_merge=True,
-        merge_candidate=note,
-        merge_similarity=0.81,
-    )
-    ConflictPair.objects.create(
-        note_a=note,
-        note_b=make_note(alice, "Alice's cat is called Mochi, a long-haired tabby."),
+    other = make_note(alice, "Miso the cat was adopted from the city shelter in 2021.")
+    Pair.objects.create(kind=Pair.MERGE, older=note, newer=other, similarity=0.81)
+    Pair.objects.create(
+        kind=Pair.CONFLICT,
+        older=make_note(alice, "Alice's cat is called Mochi, a long-haired tabby."),
+        newer=note,
         reason="[write] one text negates what the other states",
     )
     for i in range(2):

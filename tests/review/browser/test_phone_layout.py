@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import ConflictPair
+from memories.models import Pair
 
 pytestmark = pytest.mark.browser
 
@@ -25,12 +25,11 @@ NEWER = (
 def _long_cards(make_note, alice, n: int = 4) -> None:
     for i in range(n):
         old = make_note(alice, f"{OLDER} ({i})", sources=[LONG_ID])
-        make_note(
-            alice, f"{NEWER} ({i})", sources=[LONG_ID], pending_merge=True, merge_candidate=old, merge_similarity=0.8
-        )
+        new = make_note(alice, f"{NEWER} ({i})", sources=[LONG_ID])
+        Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.8)
         a = make_note(alice, f"{OLDER} [{i}]", sources=[LONG_ID])
         b = make_note(alice, f"{NEWER} [{i}]", sources=[LONG_ID])
-        ConflictPair.objects.create(note_a=b, note_b=a, reason="r")
+        Pair.objects.create(kind=Pair.CONFLICT, older=a, newer=b, reason="r")
         make_note(alice, f"Something about the {LONG_ID} thing {i}.", low_quality=True, low_quality_reasons=["vague"])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -13,11 +13,11 @@ NEGATION = "[write] one text negates what the other states"
 NUMBERS = "[write] different numbers or dates: 3 / 5"
 
 
-def _conflict(make_note, agent, a: str, b: str, reason: str, **a_fields) -> ConflictPair:
-    flags = {"conflict": True, "conflict_reason": reason}
-    note_a = make_note(agent, a, **flags, **a_fields)
-    note_b = make_note(agent, b, **flags)
-    return ConflictPair.objects.create(note_a=note_a, note_b=note_b, reason=reason)
+def _conflict(make_note, agent, a: str, b: str, reason: str, **a_fields) -> Pair:
+    """A conflict whose ``newer`` is ``a``, written first (the card orders the two by date)."""
+    note_a = make_note(agent, a, **a_fields)
+    note_b = make_note(agent, b)
+    return Pair.objects.create(kind=Pair.CONFLICT, older=note_b, newer=note_a, reason=reason)
 
 
 def test_same_fact_writes_the_text_the_reviewer_edited_and_keeps_the_older_notes_category(
@@ -41,10 +41,10 @@ def test_same_fact_writes_the_text_the_reviewer_edited_and_keeps_the_older_notes
     box.fill("Ana used to work at Farfetch as a data engineer; she now works at a bakery in Porto.")
     card.locator("button:has-text('Same fact')").click()
     expect(card.locator("[role=status]")).to_contain_text("Same fact: merged into the older note")
-    a = Note.objects.get(pk=pair.note_a_id)
+    a = Note.objects.get(pk=pair.newer_id)  # the older of the two by date
     assert a.content == "Ana used to work at Farfetch as a data engineer; she now works at a bakery in Porto."
     assert a.category == "Project"
-    assert not Note.objects.get(pk=pair.note_b_id).is_active
+    assert not Note.objects.get(pk=pair.older_id).is_active
 
 
 def test_false_alarms_are_kept_in_one_action_after_their_preview_and_undone_in_one(
@@ -69,13 +69,13 @@ def test_false_alarms_are_kept_in_one_action_after_their_preview_and_undone_in_o
     preview.locator("button.primary").click()
     expect(page.locator("#bulk-result")).to_contain_text("Both true: kept both notes of 3 conflicts")
     expect(page.locator("#left")).to_have_text("1")
-    statuses = {p.pk: p.status for p in ConflictPair.objects.all()}
-    assert [statuses[p.pk] for p in negations] == [ConflictPair.RESOLVED] * 3
-    assert statuses[numbers.pk] == ConflictPair.OPEN
+    statuses = {p.pk: p.status for p in Pair.objects.all()}
+    assert [statuses[p.pk] for p in negations] == [Pair.RESOLVED] * 3
+    assert statuses[numbers.pk] == Pair.OPEN
     page.click("#bulk-result button:has-text('Undo all 3')")
     expect(page.locator("#bulk-result")).to_contain_text("Undone: 3 conflicts back in the queue")
     expect(page.locator("#left")).to_have_text("4")
-    assert ConflictPair.objects.filter(status=ConflictPair.OPEN).count() == 4
+    assert Pair.objects.open().of_kind(Pair.CONFLICT).count() == 4
 
 
 def test_a_finished_bulk_run_is_compact_with_the_empty_state_near_the_top(logged_in, live_server, alice, make_note):

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.write.pipeline import EpisodicItem, add_episodic_batch
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -30,12 +30,13 @@ def test_every_card_the_badge_counts_is_on_a_page(logged_in, live_server, alice,
     # More than the 200 cards the queue once stopped at (it said "200 left" under a badge of 207).
     items = [EpisodicItem(f"Alice saw bird number {i} in the park.") for i in range(207)]
     birds = add_episodic_batch(alice, items)
-    Note.objects.filter(pk__in=[n.pk for n in birds]).update(pending_merge=True, merge_candidate=old)
-    merges = {str(n.pk) for n in birds}
+    Pair.objects.bulk_create(Pair(kind=Pair.MERGE, older=old, newer=n) for n in birds)
+    merges = {str(pk) for pk in Pair.objects.of_kind(Pair.MERGE).values_list("pk", flat=True)}
+    assert len(merges) == 207
     conflicts = set()
     for i in range(22):
         a, b = make_note(alice, f"Alice has {i} cats."), make_note(alice, f"Alice has {i + 100} cats.")
-        conflicts.add(str(ConflictPair.objects.create(note_a=b, note_b=a, reason="r").pk))
+        conflicts.add(str(Pair.objects.create(kind=Pair.CONFLICT, older=a, newer=b, reason="r").pk))
     for queue, expected in (("merges", merges), ("conflicts", conflicts)):
         page.goto(f"{live_server.url}/review/queues/{queue}/")
         badge = page.locator(f"#count-{queue}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -41,18 +41,14 @@ def test_search_open_a_note_and_undo_a_retire(logged_in, live_server, alice, mak
 def test_a_queue_action_swaps_the_card_and_undo_restores_it(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Alice drinks green tea every morning.")
-    new = make_note(
-        alice,
-        "Alice drinks green tea each morning at seven.",
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.8,
-    )
+    new = make_note(alice, "Alice drinks green tea each morning at seven.")
+    pair = Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.8)
+    waiting = Pair.objects.open().of_kind(Pair.MERGE).filter(newer=new)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{new.pk}")
+    card = page.locator(f"#merge-{pair.pk}")
     card.locator("button:has-text('Both true')").click()
     expect(card).to_contain_text("Both true: kept both")
-    assert not Note.objects.get(pk=new.pk).pending_merge
+    assert not waiting.exists()
     card.locator("button:has-text('Undo')").click()
     expect(card.locator("button:has-text('Same fact')")).to_be_visible()
-    assert Note.objects.get(pk=new.pk).pending_merge
+    assert waiting.exists()

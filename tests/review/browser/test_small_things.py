@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memories.models import ConflictPair, Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -14,15 +14,10 @@ pytestmark = pytest.mark.browser
 def test_line_breaks_show_on_the_card_and_survive_same_fact(logged_in, live_server, alice, make_note):
     page = logged_in
     old = make_note(alice, "Packing list for the trip:\n- boots\n- rain jacket")
-    new = make_note(
-        alice,
-        "Packing list for the trip:\n- rain jacket\n- sun hat",
-        pending_merge=True,
-        merge_candidate=old,
-        merge_similarity=0.9,
-    )
+    new = make_note(alice, "Packing list for the trip:\n- rain jacket\n- sun hat")
+    pair = Pair.objects.create(kind=Pair.MERGE, older=old, newer=new, similarity=0.9)
     page.goto(f"{live_server.url}/review/queues/merges/")
-    card = page.locator(f"#merge-{new.pk}")
+    card = page.locator(f"#merge-{pair.pk}")
     assert card.locator(".side.older .text").inner_text() == "Packing list for the trip:\n- boots\n- rain jacket"
     expect(card.locator("[data-preview]")).to_have_value(
         "Packing list for the trip:\n- boots\n- rain jacket\n- sun hat"
@@ -36,7 +31,7 @@ def test_a_decided_conflict_says_which_text_it_kept(logged_in, live_server, alic
     page = logged_in
     older = make_note(alice, "The team meets on Mondays at nine.")
     newer = make_note(alice, "The team meets on Tuesdays at ten now.")
-    pair = ConflictPair.objects.create(note_a=newer, note_b=older, reason="r")
+    pair = Pair.objects.create(kind=Pair.CONFLICT, older=older, newer=newer, reason="r")
     page.goto(f"{live_server.url}/review/queues/conflicts/")
     card = page.locator(f"#conflict-{pair.pk}")
     card.locator("button:has-text('Newer replaces older')").click()

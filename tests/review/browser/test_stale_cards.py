@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from engine.write.edit import update_memory
-from memories.models import Note
+from memories.models import Note, Pair
 
 pytestmark = pytest.mark.browser
 
@@ -20,11 +20,16 @@ HIKERS = "The teenagers are not avid hikers."
 JULY = "They want to travel in July."
 
 
-def _two_cards_on_one_note(make_note, alice) -> tuple[Note, Note, Note]:
+def _two_cards_on_one_note(make_note, alice) -> tuple[Note, Pair, Pair]:
+    """Two notes waiting in Merges beside the same existing note: (existing, first pair, second pair)."""
     existing = make_note(alice, TRIP)
-    first = make_note(alice, f"{TRIP} {HIKERS}", pending_merge=True, merge_candidate=existing, merge_similarity=0.9)
-    second = make_note(alice, f"{TRIP} {JULY}", pending_merge=True, merge_candidate=existing, merge_similarity=0.88)
-    return existing, first, second
+    first = make_note(alice, f"{TRIP} {HIKERS}")
+    second = make_note(alice, f"{TRIP} {JULY}")
+    return (
+        existing,
+        Pair.objects.create(kind=Pair.MERGE, older=existing, newer=first, similarity=0.9),
+        Pair.objects.create(kind=Pair.MERGE, older=existing, newer=second, similarity=0.88),
+    )
 
 
 def test_a_second_merge_into_the_same_note_keeps_the_first(logged_in, live_server, alice, make_note):
@@ -56,7 +61,9 @@ def test_a_card_drawn_before_an_edit_refuses_and_is_drawn_again(logged_in, live_
     expect(card).to_contain_text("changed since this card was drawn")
     assert Note.objects.get(pk=existing.pk).content == edited  # nothing overwritten
     first.refresh_from_db()
-    assert first.is_active and first.pending_merge  # nothing merged from the stale card
+    assert (
+        first.status == Pair.OPEN and Note.objects.get(pk=first.newer_id).is_active
+    )  # nothing merged from the stale card
     expect(card.locator("[data-preview]")).to_have_value(f"{edited} {HIKERS}")
     # Decided again on the card as it is now, it goes through.
     card.locator("button[data-decision=same]").click()
