@@ -354,53 +354,42 @@ def _ctx(request: HttpRequest, picked: str, rows: list[dict], f: dict, paged: di
     }
 
 
+# What each pair queue lists, the score its "at least" filter reads, and how it names a card.
+PAIR_QUEUES = {
+    "merges": ("review/merges.html", "similarity", "pair", "similarity at least"),
+    "conflicts": ("review/conflicts.html", "likelihood", "conflict", "likelihood at least"),
+}
+
+
+def _pair_queue(request: HtmxRequest, queue: str) -> HttpResponse:
+    """One of the two pair queues: its open pairs, filtered and paged, one card each."""
+    template, score, noun, min_label = PAIR_QUEUES[queue]
+    ids, picked = _queue_agents(request)
+    allowed = agent_choices(request)
+    f = _filters(request)
+    pairs = merge_pairs(ids) if queue == "merges" else open_conflicts(ids, allowed)
+    paged = _page(request, _filtered_pairs(pairs, f, score), f, queue, picked)
+    links = Links()
+    rows = [pair_row(p, set(allowed), links) for p in paged["page"]]
+    extra = {"reasons": _tally([row["guess"]] for row in rows)} if queue == "merges" else {}
+    ctx = _ctx(
+        request, picked, rows, f, paged, actions=PAIR_ACTIONS, card_keys=PAIR_ACTIONS, noun=noun, min_label=min_label
+    )
+    return render(request, template, "queue", {**ctx, **extra})
+
+
 @login_required
 @require_GET
 def merges(request: HtmxRequest) -> HttpResponse:
     """Open merge pairs: a note beside the older note it resembles."""
-    ids, picked = _queue_agents(request)
-    f = _filters(request)
-    paged = _page(request, _filtered_pairs(merge_pairs(ids), f, "similarity"), f, "merges", picked)
-    allowed = set(agent_choices(request))
-    links = Links()
-    rows = [pair_row(p, allowed, links) for p in paged["page"]]
-    ctx = _ctx(
-        request,
-        picked,
-        rows,
-        f,
-        paged,
-        reasons=_tally([row["guess"]] for row in rows),
-        actions=PAIR_ACTIONS,
-        card_keys=PAIR_ACTIONS,
-        noun="pair",
-        min_label="similarity at least",
-    )
-    return render(request, "review/merges.html", "queue", ctx)
+    return _pair_queue(request, "merges")
 
 
 @login_required
 @require_GET
 def conflicts(request: HtmxRequest) -> HttpResponse:
     """Open conflict pairs, the likeliest change first."""
-    ids, picked = _queue_agents(request)
-    f = _filters(request)
-    allowed = agent_choices(request)
-    paged = _page(request, _filtered_pairs(open_conflicts(ids, allowed), f, "likelihood"), f, "conflicts", picked)
-    links = Links()
-    rows = [pair_row(p, set(allowed), links) for p in paged["page"]]
-    ctx = _ctx(
-        request,
-        picked,
-        rows,
-        f,
-        paged,
-        actions=PAIR_ACTIONS,
-        card_keys=PAIR_ACTIONS,
-        noun="conflict",
-        min_label="likelihood at least",
-    )
-    return render(request, "review/conflicts.html", "queue", ctx)
+    return _pair_queue(request, "conflicts")
 
 
 @login_required
