@@ -1,4 +1,4 @@
-"""Migration 0017: a store from before the one pair store (conflicts as ``ConflictPair`` rows with
+"""Migrations 0017–0019: a store from before the one pair store (conflicts as ``ConflictPair`` rows with
 flags copied onto their notes, pending merges as fields on the newer note) migrates with nothing
 lost; every card it held is decided and undone in the review app afterwards; and it goes back."""
 
@@ -15,7 +15,7 @@ from django.utils import timezone
 from memories.models import Note, NoteEvent, Pair
 
 BEFORE = [("memories", "0016_note_sweep_deferred_since")]
-AFTER = [("memories", "0017_pair")]
+AFTER = [("memories", "0019_note_pair_flags_gone")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -109,7 +109,7 @@ def test_waiting_cards_move_to_pairs_then_decide_and_undo_in_the_review_app(clie
     assert (distinct.kind, distinct.status) == (Pair.MERGE, Pair.RESOLVED)
     assert Pair.objects.count() == 5
     # A conflict flag with no pair to decide leaves its reason in the note's history.
-    kept = NoteEvent.objects.get(note_id=ids["lonely"], actor="migration:0017_pair")
+    kept = NoteEvent.objects.get(note_id=ids["lonely"], actor="migration:0018_pair_data")
     assert kept.before == {"conflict": True, "conflict_reason": "lonely"}
 
     client.force_login(get_user_model().objects.create_user("sam", password="pw", is_staff=True))
