@@ -17,20 +17,13 @@ from collections.abc import Callable
 from functools import partial
 
 from engine.index.tokenize import STOP_WORDS, words
-from engine.llm.offline import REPORTING
 from engine.reading.contradiction_rules import contradiction
-
-# A sentence ends at . ! ? followed by a space, or right after a full-width 。！？ (no space in Chinese).
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
-
-
-def _sentences(line: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(" ".join(line.split())) if s.strip()]
+from engine.reading.sentences import REPORTING, sentences
 
 
 def _lines(text: str) -> list[list[str]]:
     """The text's non-empty lines, each as its sentences."""
-    return [found for found in (_sentences(line) for line in text.splitlines()) if found]
+    return [found for found in (sentences(line) for line in text.splitlines()) if found]
 
 
 def _key(sentence: str) -> str:

@@ -24,8 +24,9 @@ from engine import runtime
 from engine.errors import InvalidInput, NotFound
 from engine.index.embeddings import from_bytes
 from engine.index.tokenize import words
-from engine.llm.offline import OfflineRules, sentences
+from engine.llm.offline import OfflineRules
 from engine.llm.types import EpisodeSummary
+from engine.reading.sentences import sentences
 from engine.write.pipeline import EpisodicItem, embed_episodic, store_episodic
 from memories.ids import check_session
 from memories.models import Agent, Episode, Link, Note, NoteEvent

@@ -19,8 +19,9 @@ from django.db import transaction
 from engine import runtime
 from engine.index.tokenize import words
 from engine.layers.episodes import _OPEN_RE
-from engine.llm.offline import OfflineRules, sentences
+from engine.llm.offline import OfflineRules
 from engine.llm.types import Reflection
+from engine.reading.sentences import sentences
 from engine.write.pipeline import EpisodicItem, embed_episodic, store_episodic
 from memories.models import Agent, Fact, Link, Note, NoteEvent
 

@@ -26,9 +26,11 @@ from engine.llm.types import (
     Neighbour,
     NoteFields,
 )
-from engine.reading import capture_rules, stop_words
+from engine.reading import capture_rules
 from engine.reading.contradiction_rules import contradiction
 from engine.reading.same_statement import near_duplicate
+from engine.reading.sentences import first_sentence, keep_both
+from engine.reading.stop_words import NOT_CONTENT
 
 log = logging.getLogger(__name__)
 
@@ -86,82 +88,6 @@ NOTE_TYPE_ANCHORS: dict[str, list[str]] = {
     ],
 }
 
-STOP_WORDS: frozenset[str] = (
-    stop_words.ENGLISH
-    | stop_words.CHINESE
-    | frozenset(
-        [
-            "if",
-            "else",
-            "i",
-            "me",
-            "my",
-            "we",
-            "our",
-            "you",
-            "your",
-            "whom",
-            "why",
-            "not",
-            "no",
-            "yes",
-            "can",
-            "could",
-            "should",
-            "would",
-            "will",
-            "under",
-            "other",
-            "such",
-            "only",
-            "same",
-            "up",
-            "down",
-            "out",
-            "off",
-            "s",
-            "t",
-            "don",
-            "now",
-            "use",
-            "used",
-            "using",
-            "decided",
-            "want",
-            "wants",
-            "need",
-            "needs",
-            "make",
-            "made",
-            "get",
-            "got",
-            "know",
-            "及",
-            "或",
-            "而",
-            "我",
-            "你",
-            "他",
-            "她",
-            "它",
-            "我们",
-            "你们",
-            "他们",
-            "一个",
-            "有",
-            "没有",
-            "不",
-            "呀",
-            "能",
-            "可以",
-            "因为",
-            "所以",
-            "但是",
-            "如果",
-            "然后",
-        ]
-    )
-)
 EPHEMERAL_RE = re.compile(
     r"\b(todo tomorrow|pending confirmation|right now|in a minute|later today)\b|待跑|等确认|明天完成",
     re.IGNORECASE,
@@ -170,7 +96,6 @@ QUESTION_RE = re.compile(
     r"[?？]\s*$|^(what|why|how|when|where|who|which|can|could|would|is|are|do|does)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 NEAR_DUPLICATE = 0.9
 
@@ -335,7 +260,7 @@ class OfflineRules:
 
 
 def _is_content_word(token: str) -> bool:
-    if token in STOP_WORDS or token.isdigit():
+    if token in NOT_CONTENT or token.isdigit():
         return False
     if not any(ch.isalnum() for ch in token):
         return False
@@ -347,61 +272,3 @@ def _original_case(token: str, text: str) -> str:
     """The token as the author wrote it (PostgreSQL, not postgresql) when it can be found."""
     match = re.search(re.escape(token), text, re.IGNORECASE)
     return match.group(0) if match else token
-
-
-def first_sentence(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    sentence = _SENTENCE_END_RE.split(flat, maxsplit=1)[0] if flat else ""
-    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END_RE.split(" ".join(text.split())) if s.strip()]
-
-
-# Verbs that report a fact rather than state one: "Alex mentioned a wine bar" adds nothing
-# to "Alex enjoyed a wine bar".
-REPORTING = frozenset(
-    ["said", "says", "mentioned", "mentions", "told", "tells", "noted", "notes", "added", "adds", "shared", "shares"]
-)
-
-
-def keep_both(a: str, b: str) -> str:
-    """A followed by the sentences of B that add something A does not already say.
-
-    A sentence of B adds nothing when its content words (no stop words, no reporting verbs)
-    all occur in A already — the same sentence again, or reworded (an offline fold
-    once produced "Alex enjoyed a wine bar in Neukölln. Alex recommended a wine bar in
-    Neukölln. Alex mentioned …"). Each distinct fact is kept once, and a sentence of B that a
-    sentence of A contradicts is left out: the merged text never says both.
-    """
-    a_clean = " ".join(a.split())
-    kept = sentences(a_clean)
-    seen = {_norm(s) for s in kept}
-    known = _content_words(a_clean)
-    extra: list[str] = []
-    for sentence in sentences(b):
-        words = _content_words(sentence)
-        if _norm(sentence) in seen or (words and words <= known):
-            continue
-        # A sentence of B that A's sentences contradict is dropped: A is the note kept, and the
-        # merged text must never say both ("Ana no longer works at Farfetch. Ana works at Farfetch.").
-        if any(contradiction(sentence, mine) or contradiction(mine, sentence) for mine in kept):
-            continue
-        extra.append(sentence)
-        seen.add(_norm(sentence))
-        known |= words
-    return " ".join([a_clean, *extra]).strip() if a_clean else " ".join(extra)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[^\W_]+", text.lower()) if w not in STOP_WORDS and w not in REPORTING}
-
-
-def looks_durable(statement: str) -> bool:
-    """Worth remembering by rule: some sentence of it states something (capture_rules.statements)."""
-    return bool(capture_rules.statements(statement))
-
-
-def _norm(sentence: str) -> str:
-    return re.sub(r"[\W_]+", "", sentence.lower())

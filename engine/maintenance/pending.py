@@ -28,9 +28,9 @@ from engine import runtime
 from engine.annotations import pairs
 from engine.index.embeddings import from_bytes
 from engine.judgments import triage
-from engine.llm.offline import keep_both
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
+from engine.reading.sentences import keep_both
 from engine.write.dedup import same_subjects
 from memories import access
 from memories.models import Note, Pair

@@ -9,15 +9,10 @@ import pytest
 
 from engine.llm.client import LLM
 from engine.llm.config import resolve_llm_config
-from engine.llm.offline import (
-    CATEGORY_ANCHORS,
-    NOTE_TYPE_ANCHORS,
-    OfflineRules,
-    first_sentence,
-    keep_both,
-    looks_durable,
-)
+from engine.llm.offline import CATEGORY_ANCHORS, NOTE_TYPE_ANCHORS, OfflineRules
 from engine.llm.types import Candidate, CrudOp, EvolveResult, LlmCallRecord, Neighbour, NoteFields
+from engine.reading.capture_rules import statements
+from engine.reading.sentences import first_sentence, keep_both
 from tests.engine.llm.conftest import hash_embed, simple_tokenize
 from testsupport.llm_server import FakeLLMServer
 
@@ -195,11 +190,11 @@ def test_crud_keeps_at_most_three_ops(offline_rules: OfflineRules) -> None:
 
 
 def test_durability_rules() -> None:
-    assert looks_durable("I switched to Neovim last year.")
-    assert not looks_durable("short")
-    assert not looks_durable("谢谢，好的")
-    assert not looks_durable("Can you check the logs")
-    assert not looks_durable("那个脚本待跑，明天再说")
+    assert statements("I switched to Neovim last year.")
+    assert not statements("short")
+    assert not statements("谢谢，好的")
+    assert not statements("Can you check the logs")
+    assert not statements("那个脚本待跑，明天再说")
 
 
 def test_anchors_are_embedded_once(offline_rules: OfflineRules) -> None:

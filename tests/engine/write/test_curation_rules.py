@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm.offline import keep_both
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading.contradiction_rules import contradiction
 from engine.reading.same_statement import near_duplicate
+from engine.reading.sentences import keep_both
 from engine.reading.statements import read
 
 

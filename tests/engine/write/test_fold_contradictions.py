@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.llm.offline import keep_both
 from engine.maintenance.runner import run_jobs
 from engine.reading.contradiction_rules import contradiction
+from engine.reading.sentences import keep_both
 from engine.write.pipeline import DUPLICATE, FOLDED, add_memory
 from memories.models import Note, Pair
 
