@@ -175,7 +175,9 @@ def _surface(text: str) -> list[str]:
     return seen
 
 
-# Function words a reader does not need in "what differs".
+# Function words a reader does not need in "what differs". Part of the fitted features (gone_share,
+# added_share read the difference): not the per-language lists of engine/reading/stop_words.py, which
+# moved the curation figures when tried (docs/benchmarks.md); a change here asks for a refit.
 _QUIET = frozenset(
     [
         "a",
