@@ -83,6 +83,7 @@ def get_pair(user: RequestUser, pair_id: object) -> Pair:
     return pair
 
 
-def older_hidden(user: RequestUser, pair: Pair) -> bool:
-    """Whether the pair's older note belongs to an agent the user may not review (its card hides it)."""
-    return not may_review(user, pair.older.agent_id)
+def older_hidden(pair: Pair, allowed: set[str]) -> bool:
+    """Whether the pair's older note belongs to an agent outside ``allowed`` (the agent ids the
+    user may review, ``agent_ids_for``): its card hides it, and only "both" or "unrelated" apply."""
+    return pair.older.agent_id not in allowed

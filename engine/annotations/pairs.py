@@ -82,22 +82,28 @@ def open_pair(
             )
     except IntegrityError:
         return None
-    if kind == Pair.CONFLICT:
-        Note.objects.filter(pk__in=(older.pk, newer.pk)).update(evolution_type="CONFLICT")
-    for note, other in ((newer, older), (older, newer)):
+    _opened(pair, reason, actor)
+    return pair
+
+
+def _opened(pair: Pair, reason: str, actor: str) -> None:
+    """Say in both notes' history that they wait in ``pair.kind``'s queue; a conflict also marks
+    both notes' ``evolution_type``."""
+    if pair.kind == Pair.CONFLICT:
+        Note.objects.filter(pk__in=(pair.older_id, pair.newer_id)).update(evolution_type="CONFLICT")
+    for note_id, other_id in ((pair.newer_id, pair.older_id), (pair.older_id, pair.newer_id)):
         NoteEvent.objects.create(
-            note=note,
+            note_id=note_id,
             action="flag",
             after={
                 "op": "open_pair",
-                "queue": kind,
-                "waits_beside": str(other.pk),
+                "queue": pair.kind,
+                "waits_beside": str(other_id),
                 "reason": reason,
                 "pair_id": pair.pk,
             },
             actor=actor,
         )
-    return pair
 
 
 def to_conflict(
@@ -109,14 +115,8 @@ def to_conflict(
         kind=Pair.CONFLICT, reason=reason, likelihood=likelihood, opened_by=opened_by, guess="change"
     )
     if moved:
-        Note.objects.filter(pk__in=(pair.older_id, pair.newer_id)).update(evolution_type="CONFLICT")
-        for note_id in (pair.newer_id, pair.older_id):
-            NoteEvent.objects.create(
-                note_id=note_id,
-                action="flag",
-                after={"op": "open_pair", "queue": Pair.CONFLICT, "reason": reason, "pair_id": pair.pk},
-                actor=actor,
-            )
+        pair.kind = Pair.CONFLICT
+        _opened(pair, reason, actor)
     return bool(moved)
 
 

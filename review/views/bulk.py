@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -64,21 +65,18 @@ def _will(verb: str, row: dict) -> tuple[str, str]:
 QUEUE_KIND = {"merges": Pair.MERGE, "conflicts": Pair.CONFLICT}
 
 
-def _pairs(request: HtmxRequest, queue: str, ids: list) -> list[Pair]:
+def _pairs(request: HtmxRequest, queue: str, ids: list) -> QuerySet[Pair]:
+    """The selected pairs of this queue the user may review, in the queue's order."""
+    kind = QUEUE_KIND[queue]
     keys = [int(k) for k in ids if str(k).isdigit()]
-    return list(access.pairs_for(request.user).filter(pk__in=keys, kind=QUEUE_KIND[queue]))
+    return access.pairs_for(request.user).filter(pk__in=keys, kind=kind).order_by(*queues.QUEUE_ORDER[kind])
 
 
 def _rows(request: HtmxRequest, queue: str, ids: list) -> list[dict]:
     """The selected cards as they are now, in the queue's order."""
     if queue in QUEUE_KIND:
         allowed = set(access.agent_ids_for(request.user))
-        pairs = [p for p in _pairs(request, queue, ids) if p.status == Pair.OPEN]
-        if queue == "conflicts":
-            pairs.sort(key=lambda p: (-(p.likelihood if p.likelihood is not None else -1.0), -p.created_at.timestamp()))
-        else:
-            pairs.sort(key=lambda p: -p.newer.created_at.timestamp())
-        return [queues.pair_row(p, allowed) for p in pairs]
+        return [queues.pair_row(p, allowed) for p in _pairs(request, queue, ids).filter(status=Pair.OPEN)]
     notes = access.notes_for(request.user).filter(pk__in=ids, is_active=True)
     return [queues.quality_row(n) for n in notes.order_by("-created_at")]
 
@@ -118,16 +116,16 @@ def _run_quality(request: HtmxRequest, form: BulkForm, verb: str) -> tuple[str, 
 
 
 def _run_pairs(request: HtmxRequest, form: BulkForm, queue: str, verb: str) -> tuple[str, list[dict], list[str]]:
-    pairs = _pairs(request, queue, form.cleaned_data["ids"])
+    pairs = list(_pairs(request, queue, form.cleaned_data["ids"]))
     if not pairs:
         raise ReviewError("Select at least one card first.", status=422)
-    shown = form.cleaned_data["shown"]
+    shown, allowed = form.cleaned_data["shown"], set(access.agent_ids_for(request.user))
     result = actions.bulk_pairs(
         pairs,
         verb,
         request.user,
         shown_for=lambda p: shown.get(str(p.pk)) or None,
-        older_hidden=lambda p: access.older_hidden(request.user, p),
+        older_hidden=lambda p: access.older_hidden(p, allowed),
     )
     done = [{"key": str(p.pk), "text": f"{p.older.content}\n{p.newer.content}"} for p in result.done]
     return result.group, done, result.skipped

@@ -77,7 +77,7 @@ def pair(request: HtmxRequest, pair_id: int, decision: str) -> HttpResponse:
             request.user,
             text=text,
             shown=form.cleaned_data["shown"] or None,
-            older_hidden=access.older_hidden(request.user, found),
+            older_hidden=access.older_hidden(found, set(access.agent_ids_for(request.user))),
         )
     except StaleCard as exc:
         return stale(request, form, found.kind, str(found.pk), exc, page)

@@ -134,7 +134,7 @@ def _pair(row: dict, older: Note | None, newer: Note, guess: tuple[str, str, str
 def pair_row(pair: Pair, allowed: set[str], links: Links | None = None) -> dict:
     """A pair card: the two notes, older beside newer (an older note of an agent the reviewer may
     not review is left out: only "both true" and "not related" apply), and who found the pair."""
-    hidden = pair.older.agent_id not in allowed
+    hidden = access.older_hidden(pair, allowed)
     older, newer = (None, pair.newer) if hidden else pair_sides(pair)
     row: dict = {"kind": pair.kind, "key": str(pair.pk), "agent": pair.newer.agent_id, "pair": pair}
     row.update(open=pair.status == Pair.OPEN, older_hidden=hidden)
@@ -198,6 +198,14 @@ def in_conflict_count(agent_ids: list[str]) -> int:
     return active.waiting(Pair.CONFLICT).count()
 
 
+# Each pair queue's order, for its pages and for the bulk preview of its selected cards: merges
+# the newest note first; conflicts the likeliest change first (the judge's score), then the newest.
+QUEUE_ORDER = {
+    Pair.MERGE: ("-newer__created_at", "newer_id"),
+    Pair.CONFLICT: (F("likelihood").desc(nulls_last=True), "-created_at", "-pk"),
+}
+
+
 def merge_pairs(agent_ids: list[str]) -> QuerySet[Pair]:
     """Open merge pairs whose newer note is active and in no open conflict, the newest first."""
     return (
@@ -206,7 +214,7 @@ def merge_pairs(agent_ids: list[str]) -> QuerySet[Pair]:
         .filter(newer__agent_id__in=agent_ids, newer__is_active=True)
         .exclude(newer__in=Note.objects.waiting(Pair.CONFLICT))
         .select_related("older", "newer")
-        .order_by("-newer__created_at", "newer_id")
+        .order_by(*QUEUE_ORDER[Pair.MERGE])
     )
 
 
@@ -217,7 +225,7 @@ def open_conflicts(agent_ids: list[str], allowed: list[str]) -> QuerySet[Pair]:
         .of_kind(Pair.CONFLICT)
         .filter(newer__agent_id__in=agent_ids, older__agent_id__in=allowed)
         .select_related("older", "newer")
-        .order_by(F("likelihood").desc(nulls_last=True), "-created_at", "-pk")
+        .order_by(*QUEUE_ORDER[Pair.CONFLICT])
     )
 
 

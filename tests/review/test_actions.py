@@ -374,3 +374,37 @@ def test_a_bulk_action_names_the_cards_it_did_and_why_it_skipped_the_rest(alice,
     done = actions.bulk_quality([flagged, fine], "keep", reviewer)
     assert [n.pk for n in done.done] == [flagged.pk] and len(done.skipped) == 1 and "not flagged" in done.skipped[0]
     assert NoteEvent.objects.filter(after__group=done.group).count() == 1
+
+
+def test_a_merge_beside_a_note_the_reviewer_may_not_see_hides_it_and_offers_only_keeping_both(
+    rclient, alice, bob, make_note
+):
+    """The reviewer reviews alice, not bob: a merge card whose older note is bob's shows alice's note
+    alone; "same fact" and "newer replaces older" are refused there and change nothing; "both true"
+    closes the pair and leaves bob's note as it was."""
+    hidden = clean(make_note(bob, "Bob keeps the spare key to the shed under the blue flowerpot."))
+    mine = clean(make_note(alice, "Alice keeps the spare key to the shed under the flowerpot."))
+    pair = merge_pair(hidden, mine, similarity=0.8, guess="same", reason="one fact?")
+
+    page = rclient.get("/review/queues/merges/").content.decode()
+    assert f'id="merge-{pair.pk}"' in page and mine.content in page
+    assert hidden.content not in page
+    assert f"/review/pairs/{pair.pk}/same/" not in page and f"/review/pairs/{pair.pk}/replace/" not in page
+    assert f"/review/pairs/{pair.pk}/both/" in page
+
+    for refused in ("same", "replace"):
+        response = decide(rclient, pair, refused)
+        assert response.status_code == 409 and b"not yours to review" in response.content
+    pair.refresh_from_db()
+    assert pair.status == Pair.OPEN and pending(mine)
+
+    assert decide(rclient, pair, "both").status_code == 200
+    pair.refresh_from_db()
+    assert (pair.status, pair.resolution) == (Pair.RESOLVED, "both")
+    before = hidden.revision
+    hidden.refresh_from_db()
+    assert (
+        hidden.is_active
+        and hidden.revision == before
+        and not NoteEvent.objects.filter(note=hidden, action="review").exists()
+    )
