@@ -367,6 +367,7 @@ AMEM = {
     "max_note_chars": env_int("AMEM_MAX_NOTE_CHARS", 20_000, minimum=100),
     "ephemeral_days": env_int("AMEM_EPHEMERAL_DAYS", 7, minimum=1),
     "quality_model": env_bool("AMEM_QUALITY_MODEL", True),
+    "quality_budget": env_int("AMEM_QUALITY_BUDGET", 10, minimum=0),
     "change_model": env_bool("AMEM_CHANGE_MODEL", True),
     "dedup_fold_sim": env_float("AMEM_DEDUP_FOLD_SIM", 0.85, low=0.0, high=1.0),
     "dedup_flag_sim": env_float("AMEM_DEDUP_FLAG_SIM", 0.72, low=0.0, high=1.0),
@@ -394,6 +395,7 @@ AMEM = {
     "consolidate_sim": env_float("AMEM_CONSOLIDATE_SIM", 0.75, low=0.0, high=1.0),
     "consolidate_pairs": env_int("AMEM_CONSOLIDATE_PAIRS", 15, minimum=0),
     "sweep_batch": env_int("AMEM_SWEEP_BATCH", 25, minimum=2),
+    "review_budget": env_int("AMEM_REVIEW_BUDGET", 25, minimum=0),
     "nightly_cron": _cron("AMEM_NIGHTLY_CRON", env_str("AMEM_NIGHTLY_CRON", "30 2 * * *")),
     "daytime_cron": _cron("AMEM_DAYTIME_CRON", env_str("AMEM_DAYTIME_CRON", "15 * * * *")),
     # Memory layers (docs/memory-layers.md)

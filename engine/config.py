@@ -15,6 +15,7 @@ class EngineConfig:
     max_note_chars: int = 20_000
     ephemeral_days: int = 7
     quality_model: bool = True  # the nightly scan also asks engine/judgments/note_quality.py
+    quality_budget: int = 10  # at most this many of the model's new flags a night per agent
     change_model: bool = True  # the pair sweep also ranks by engine/judgments/change_note.py
     # Dedup ladder (docs/architecture.md §3)
     dedup_fold_sim: float = 0.85

@@ -28,6 +28,16 @@ def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     return logistic(rows, fitted.WEIGHTS, fitted.BIAS)
 
 
+def likelihoods(texts: list[str]) -> list[float]:
+    """The likelihood, per note, that a reviewer would not keep it."""
+    return [float(p) for p in likelihoods_of(vectors(texts))]
+
+
+def flags(likelihood: float | None) -> bool:
+    """Whether a note of this likelihood holds little worth keeping (``FLAG_AT``); ``None``: not read."""
+    return likelihood is not None and likelihood >= fitted.FLAG_AT
+
+
 def little_to_keep(texts: list[str]) -> list[bool]:
     """Whether each note is likelier than ``FLAG_AT`` to hold nothing a reviewer would keep."""
-    return [bool(p >= fitted.FLAG_AT) for p in likelihoods_of(vectors(texts))]
+    return [flags(p) for p in likelihoods(texts)]

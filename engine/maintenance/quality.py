@@ -12,8 +12,14 @@ Reasons, over the notes the agent owns (its private and its shared ones):
 * ``little_to_keep``: none of the above, but the quality model (engine/judgments/note_quality.py)
   finds it likely a reviewer would not keep it: a chit-chat turn with content words in it, a fact
   about "她" that never names her. The model reads a note once per revision
-  (``quality_scored_revision``): a night reads only new and changed notes (``--force``: all, as
-  after a refit). Off with ``AMEM_QUALITY_MODEL=false``, which also forgets what it read.
+  (``quality_scored_revision``, ``quality_likelihood``): a night reads only new and changed notes
+  (``--force``: all, as after a refit). Off with ``AMEM_QUALITY_MODEL=false``, which also forgets
+  what it read.
+
+At most ``quality_budget`` notes a night per agent gain ``little_to_keep``, the likeliest first;
+the rest wait, with their likelihood, for a later night. On a store of raw chat the model finds a
+quarter to a third of the notes (docs/benchmarks.md, "The quality queue within a nightly budget"):
+a queue a person cannot read. The rules' reasons are not budgeted: they name the problem and are few.
 
 A note in a conflict is not low quality: it waits in the conflict queue, and counting it here
 too would show one decision twice (an older scan's ``pending_conflict`` reason is removed).
@@ -35,7 +41,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engine.judgments.note_quality import LITTLE_TO_KEEP, little_to_keep
+from engine.judgments import note_quality
+from engine.judgments.note_quality import LITTLE_TO_KEEP, likelihoods
 from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading import chatter
@@ -54,6 +61,7 @@ FIELDS = (
     "low_quality_reasons",
     "revision",
     "quality_scored_revision",
+    "quality_likelihood",
 )
 
 
@@ -97,19 +105,40 @@ def run(step: Step) -> None:
     if not cfg.quality_model:
         # The model's verdicts are dropped below; forget that it read these notes, so switching it
         # back on reads them again instead of trusting verdicts nobody stored.
-        notes.exclude(quality_scored_revision=None).update(quality_scored_revision=None)
+        notes.exclude(quality_scored_revision=None).update(quality_scored_revision=None, quality_likelihood=None)
     force = bool(step.options.get("force"))  # after a refit: read every note again
     batch: list[tuple[Note, list[str]]] = []
+    waiting: list[tuple[float, Note, list[str]]] = []  # the model's new flags, for the night's budget
     for chunk in _chunks(notes.only(*FIELDS).iterator(chunk_size=CHUNK)):
         learned = _learned(step, chunk, force=force) if cfg.quality_model else {}
         for note in chunk:
-            batch += _changes(
-                step, note, cfg, now, expired_before, conflict_since, dismissed, learned.get(note.pk, False)
-            )
+            for change in _changes(
+                step, note, cfg, now, expired_before, conflict_since, dismissed, learned.get(note.pk)
+            ):
+                if LITTLE_TO_KEEP in change[1] and LITTLE_TO_KEEP not in (note.low_quality_reasons or []):
+                    waiting.append((learned.get(note.pk) or 0.0, *change))
+                else:
+                    batch.append(change)
             if len(batch) >= CHUNK:
                 _save(step, batch)
                 batch = []
-    _save(step, batch)
+    _save(step, batch + _within_budget(step, waiting, cfg.quality_budget))
+
+
+def _within_budget(step: Step, waiting: list[tuple[float, Note, list[str]]], budget: int) -> list:
+    """The model's new flags that fit tonight's budget, the likeliest first; the others' changes
+    without ``little_to_keep`` (a rule's reason that came or went is still saved). A note left out
+    keeps its likelihood and competes again next night."""
+    waiting.sort(key=lambda item: -item[0])
+    changes = [(note, wanted) for _, note, wanted in waiting[:budget]]
+    if changes:
+        step.count(LITTLE_TO_KEEP, len(changes))
+    for _, note, wanted in waiting[budget:]:
+        step.count("over_budget")
+        rest = [r for r in wanted if r != LITTLE_TO_KEEP]
+        if rest != list(note.low_quality_reasons or []) or note.low_quality != bool(rest):
+            changes.append((note, rest))
+    return changes
 
 
 def _chunks(notes: Iterator[Note]) -> Iterator[list[Note]]:
@@ -124,22 +153,30 @@ def _chunks(notes: Iterator[Note]) -> Iterator[list[Note]]:
 
 
 def _learned(step: Step, chunk: list[Note], *, force: bool) -> dict:
-    """Note id → the quality model's verdict: read anew for notes changed since it last read them
-    (every note with ``force``), the stored verdict for the rest. The new reads' revisions are
-    stamped at once (a stamp does not move a note's revision, so a note changed meanwhile is read
+    """Note id → the quality model's likelihood: read anew for notes changed since it last read them
+    (every note with ``force``), the stored one for the rest. The new reads are stored at once with
+    their revision (a stamp does not move a note's revision, so a note changed meanwhile is read
     again next night)."""
-    fresh = chunk if force else [n for n in chunk if n.quality_scored_revision != n.revision]
-    verdicts = {n.pk: LITTLE_TO_KEEP in (n.low_quality_reasons or []) for n in chunk}
+    fresh = [
+        n
+        for n in chunk
+        if force or n.quality_scored_revision != n.revision or n.quality_likelihood is None
+    ]
+    read = {n.pk: n.quality_likelihood for n in chunk}
     if fresh:
-        verdicts.update(zip([n.pk for n in fresh], little_to_keep([n.content or "" for n in fresh]), strict=True))
+        read.update(zip([n.pk for n in fresh], likelihoods([n.content or "" for n in fresh]), strict=True))
         step.count("read_by_model", len(fresh))
         with transaction.atomic():
             for note in fresh:
-                Note.objects.filter(pk=note.pk, revision=note.revision).update(quality_scored_revision=note.revision)
-    return verdicts
+                Note.objects.filter(pk=note.pk, revision=note.revision).update(
+                    quality_scored_revision=note.revision, quality_likelihood=read[note.pk]
+                )
+    return read
 
 
-def _changes(step: Step, note: Note, cfg, now, expired_before, conflict_since: dict, dismissed: dict, learned: bool):
+def _changes(
+    step: Step, note: Note, cfg, now, expired_before, conflict_since: dict, dismissed: dict, likelihood: float | None
+):
     """``[(note, wanted reasons)]`` when the note's stored reasons are no longer ours, else ``[]``."""
     step.count("scanned")
     step.advance()
@@ -149,7 +186,7 @@ def _changes(step: Step, note: Note, cfg, now, expired_before, conflict_since: d
         expired_before=expired_before,
         now=now,
         in_open_conflict=note.pk in conflict_since,
-        learned=learned,
+        learned=note_quality.flags(likelihood),
     )
     if note.pk in dismissed:
         reasons, at = dismissed[note.pk]
@@ -159,7 +196,7 @@ def _changes(step: Step, note: Note, cfg, now, expired_before, conflict_since: d
     wanted = [r for r in stored if r not in OURS] + current
     if wanted == stored and note.low_quality == bool(wanted):
         return []
-    for reason in set(current) - set(stored):
+    for reason in set(current) - set(stored) - {LITTLE_TO_KEEP}:  # the model's: counted if it fits the budget
         step.count(reason)
     return [(note, wanted)]
 

@@ -198,9 +198,11 @@ class Note(CheckedIds, models.Model):
     ephemeral = models.BooleanField(default=False)
     low_quality = models.BooleanField(default=False)
     low_quality_reasons = models.JSONField(default=list, blank=True)
-    # The revision the quality model last read (engine/judgments/note_quality.py); the nightly scan
-    # reads only notes whose text may have changed since, and keeps its earlier verdict for the rest.
+    # The revision the quality model last read (engine/judgments/note_quality.py) and the likelihood
+    # it gave; the nightly scan reads only notes whose text may have changed since, and a likely one
+    # waits with its likelihood until it fits a night's ``quality_budget`` (maintenance/quality.py).
     quality_scored_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    quality_likelihood = models.FloatField(null=True, blank=True, editable=False)
     # The revision at which a merge job's model judged this note distinct from a similar one;
     # such a pair is not offered again until one of its notes changes (engine/maintenance/merge.py).
     merge_checked_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)

@@ -26,6 +26,13 @@ def _migrate(to):
     return executor.loader.project_state(to).apps
 
 
+def _migrate_to_latest() -> None:
+    """Through 0019 and every migration since: the review app reads with today's models."""
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def _old_store() -> dict[str, object]:
     """The state of 0016: every way a pair could wait or have been decided. Returns ids by name."""
     apps = _migrate(BEFORE)
@@ -82,7 +89,7 @@ def _old_store() -> dict[str, object]:
 @pytest.mark.django_db(transaction=True)
 def test_waiting_cards_move_to_pairs_then_decide_and_undo_in_the_review_app(client, store, offline_llm):
     ids = _old_store()
-    _migrate(AFTER)
+    _migrate_to_latest()
 
     conflict = Pair.objects.get(older_id=ids["c_old"], newer_id=ids["c_new"])
     assert (conflict.kind, conflict.status, conflict.reason, conflict.likelihood, conflict.opened_by) == (
@@ -159,6 +166,4 @@ def test_going_back_puts_every_open_pair_on_its_notes_again():
 def _latest_schema_after():
     """Every later test on this worker shares the database: leave it at the latest migration."""
     yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    _migrate_to_latest()

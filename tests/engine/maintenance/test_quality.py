@@ -206,11 +206,11 @@ def test_a_habit_a_standing_schedule_or_a_chat_turn_never_expires_but_a_one_off_
 def test_a_note_the_quality_model_finds_worth_little_is_flagged_once_read_again_only_after_an_edit(alice, monkeypatch):
     read: list[str] = []
 
-    def verdicts(texts: list[str]) -> list[bool]:
+    def verdicts(texts: list[str]) -> list[float]:
         read.extend(texts)
-        return ["check it out" in t for t in texts]
+        return [0.99 if "check it out" in t else 0.01 for t in texts]
 
-    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", verdicts)
+    monkeypatch.setattr("engine.maintenance.quality.likelihoods", verdicts)
     chatty = put(alice, "Nate: Cool! I'll definitely check it out. Thanks for the recommendation!")
     fact = put(alice, "My sister Ana moved to Lisbon in March.")
     row = scan(alice)
@@ -229,7 +229,7 @@ def test_a_note_the_quality_model_finds_worth_little_is_flagged_once_read_again_
 def test_a_rule_that_names_the_problem_speaks_instead_of_the_model_and_the_model_can_be_switched_off(
     alice, monkeypatch, config
 ):
-    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", lambda texts: [True] * len(texts))
+    monkeypatch.setattr("engine.maintenance.quality.likelihoods", lambda texts: [0.99] * len(texts))
     filler = put(alice, "好的好的")
     chatty = put(alice, "Wow, that is amazing news, I am so happy for you!")
     scan(alice)
@@ -245,12 +245,56 @@ def test_a_rule_that_names_the_problem_speaks_instead_of_the_model_and_the_model
 
 
 def test_force_makes_the_model_read_every_note_again_as_after_a_refit(alice, monkeypatch):
-    verdicts = {"first": False}
-    monkeypatch.setattr("engine.maintenance.quality.little_to_keep", lambda texts: [verdicts["first"]] * len(texts))
+    verdicts = {"first": 0.01}
+    monkeypatch.setattr("engine.maintenance.quality.likelihoods", lambda texts: [verdicts["first"]] * len(texts))
     note = put(alice, "Wow, that is amazing news, I am so happy for you!")
     scan(alice)
     assert reasons(note) == []
-    verdicts["first"] = True  # new weights
+    verdicts["first"] = 0.99  # new weights
     assert "read_by_model" not in scan(alice).counts and reasons(note) == []
     row = run_step("quality_scan", alice, options={"force": True})
     assert row.counts["read_by_model"] == 1 and reasons(note) == ["little_to_keep"]
+
+
+def test_the_models_new_flags_a_night_stay_within_the_budget_the_likeliest_first_the_rest_wait(
+    alice, monkeypatch, config
+):
+    """A raw-chat store gives the model hundreds of notes it would flag: a person is shown at most
+    ``quality_budget`` new ones a night, the likeliest first, and the others come on later nights
+    without being read again. A rule's reason is not budgeted."""
+    read: list[str] = []
+    odds = {"chat 1": 0.90, "chat 2": 0.99, "chat 3": 0.95, "chat 4": 0.85, "a fact": 0.10}
+
+    def likelihoods(texts: list[str]) -> list[float]:
+        read.extend(texts)
+        return [odds.get(t.split(":")[0], 0.99) for t in texts]
+
+    monkeypatch.setattr("engine.maintenance.quality.likelihoods", likelihoods)
+    config(quality_budget=2)
+    texts = {
+        "chat 1": "chat 1: haha the weather was wild today, rain then sun",
+        "chat 2": "chat 2: lol my cat knocked the plant over again",
+        "chat 3": "chat 3: ugh Mondays, coffee first and then we will see",
+        "chat 4": "chat 4: nice, that bakery on the corner sounds lovely",
+        "a fact": "a fact: my sister Ana moved to Lisbon in March",
+    }
+    notes = {key: put(alice, text) for key, text in texts.items()}
+    rule = put(alice, "好的好的")  # filler: a rule's reason
+
+    row = scan(alice)
+    flagged = lambda: {k for k, n in notes.items() if reasons(n) == ["little_to_keep"]}  # noqa: E731
+    assert flagged() == {"chat 2", "chat 3"} and reasons(rule) == ["filler"]
+    assert row.counts["little_to_keep"] == 2 and row.counts["over_budget"] == 2
+    assert len(read) == 6  # every note read once
+    assert Note.objects.get(pk=notes["chat 1"].pk).quality_likelihood == 0.90
+
+    read.clear()
+    row = scan(alice)  # the next night: the two that waited, without reading them again
+    assert flagged() == {"chat 1", "chat 2", "chat 3", "chat 4"} and read == []
+    assert row.counts["little_to_keep"] == 2 and "over_budget" not in row.counts
+    assert NoteEvent.objects.filter(note=notes["chat 4"], action="flag").count() == 1
+
+    config(quality_budget=0)
+    later = put(alice, "chat 1: whatever, the football match was boring anyway")
+    scan(alice)
+    assert reasons(later) == [] and flagged() == {"chat 1", "chat 2", "chat 3", "chat 4"}  # flags already raised stay
