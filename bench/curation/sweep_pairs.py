@@ -5,7 +5,7 @@
 Writes STORE through the JSON API like the scale row (bench/curation/real_scale.py: the chat with
 its dates, then the store's planted changes 30 days after the notes they change), then lists each
 pair the nightly sweep weighs — each note against its ``sweep_neighbours`` nearest notes by the
-sweep's own rule (engine/maintenance/pair_sweep.py ``candidates``), older first — with the
+stored cosine plus the shared rare words (engine/maintenance/lexical.py), older first — with the
 cosine, the nearness and whether it is a planted pair, into ``DIR/STORE-sweep.jsonl``. A judge's ranking
 of a store is then measured without a database (bench/curation/rank_real.py).
 """
@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
 
     setup("offline", args.data_dir)
     from engine import config
-    from engine.maintenance import vectors
-    from engine.maintenance.pair_sweep import candidates
+    from engine.maintenance import lexical, vectors
+    from engine.maintenance.pair_sweep import in_time_order, neighbours
     from memories.models import Agent, Note
 
     started = time.monotonic()
@@ -53,21 +53,29 @@ def main(argv: list[str] | None = None) -> int:
         .order_by("created_at", "pk")
     )
     kept, matrix = vectors.load(notes)
+    words = lexical.rows(kept)
     k = min(config.get_config().sweep_neighbours, len(kept) - 1)
-    pairs = [
-        {
-            "older": str(older.pk),
-            "newer": str(newer.pk),
-            "a": older.content,
-            "b": newer.content,
-            "a_subjects": list(older.subjects or []),
-            "b_subjects": list(newer.subjects or []),
-            "similarity": round(cosine, 4),
-            "nearness": round(near, 4),
-            "planted": planted.get(frozenset((str(older.pk), str(newer.pk))), ""),
-        }
-        for older, newer, cosine, near in candidates(kept, matrix, list(range(len(kept))), k, set())
-    ]
+    seen: set[tuple[object, object]] = set()
+    pairs = []
+    for i in range(len(kept)):
+        for j, cosine, near in neighbours(matrix, words, i, k):
+            older, newer = in_time_order(kept[j], kept[i])
+            if (older.pk, newer.pk) in seen:
+                continue
+            seen.add((older.pk, newer.pk))
+            pairs.append(
+                {
+                    "older": str(older.pk),
+                    "newer": str(newer.pk),
+                    "a": older.content,
+                    "b": newer.content,
+                    "a_subjects": list(older.subjects or []),
+                    "b_subjects": list(newer.subjects or []),
+                    "similarity": round(cosine, 4),
+                    "nearness": round(near, 4),
+                    "planted": planted.get(frozenset((str(older.pk), str(newer.pk))), ""),
+                }
+            )
     path = out / f"{args.store}-sweep.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pairs), encoding="utf-8")
     found = sum(1 for p in pairs if p["planted"])

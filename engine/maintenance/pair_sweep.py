@@ -8,8 +8,7 @@ candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days."
 that, and a note typed as knowledge was once never compared at all. At night each active
 memory or knowledge note changed since its last scan is compared, by its stored vector, with
 its ``sweep_neighbours`` nearest notes of the agent — nearest by the stored vectors' cosine plus
-the words they share (engine/maintenance/lexical.py), a Chinese note by multilingual-e5-small's
-cosine where the embedding model reads no Chinese (``e5_for_chinese``), older note first; each newer note is then
+the words they share (engine/maintenance/lexical.py), older note first; each newer note is then
 weighed only beside the nearest of its older partners (``nearest_older``). No similarity floor:
 on real stores nearly every such neighbour has a cosine above 0.35 while planted changes sit as
 low as 0.36 (docs/benchmarks.md, "Review queues on real stores").
@@ -42,7 +41,6 @@ from engine.annotations import pairs as pair_store
 from engine.judgments import change_note, triage
 from engine.maintenance import lexical, vectors
 from engine.maintenance.runner import Step
-from engine.retrieval import language
 from memories import access
 from memories.models import Note, Pair, waiting_q
 
@@ -65,11 +63,18 @@ def run(step: Step) -> None:
     step.grow(len(fresh))
     if len(kept) < 2 or not fresh:
         return
+    known = _known_pairs(agent_id)
+    pairs: list[tuple[Note, Note, float, float]] = []  # older, newer, cosine, cosine plus shared words
     k = min(step.cfg.sweep_neighbours, len(kept) - 1)
-    pairs = candidates(
-        kept, matrix, fresh, k, _known_pairs(agent_id), lambda older: access.can_write(agent_id, older)
-    )
-    step.advance(len(fresh))
+    words = lexical.rows(kept)
+    for i in fresh:
+        step.advance()
+        for j, cosine, near in neighbours(matrix, words, i, k):
+            older, newer = in_time_order(kept[j], kept[i])
+            if (older.pk, newer.pk) in known or not access.can_write(agent_id, older):
+                continue
+            known.add((older.pk, newer.pk))
+            pairs.append((older, newer, cosine, near))
     found: list[triage.Triage] = []
     newer_of: dict[int, Note] = {}
     asking = set(Note.objects.filter(agent_id=agent_id).waiting(Pair.MERGE, as_newer=True).values_list("pk", flat=True))
@@ -135,58 +140,12 @@ def _rank(step: Step, found: list[triage.Triage], newer_of: dict[int, Note]) -> 
     return sorted(found, key=lambda t: -ranked[id(t)])
 
 
-def candidates(
-    kept: list[Note], matrix: np.ndarray, fresh: list[int], k: int, known: set, allowed=lambda older: True
-) -> list[tuple[Note, Note, float, float]]:
-    """Each pair (older, newer, stored cosine, nearness) of a ``fresh`` note and one of its ``k``
-    nearest notes, once, unless ``known`` (which it grows) or the older note is not ``allowed``."""
-    words = lexical.rows(kept)
-    e5, chinese = e5_for_chinese(kept, fresh)
-    pairs = []
-    for i in fresh:
-        for j, cosine, near in neighbours(matrix, words, i, k, e5 if i in chinese else None):
-            older, newer = in_time_order(kept[j], kept[i])
-            if (older.pk, newer.pk) in known or not allowed(older):
-                continue
-            known.add((older.pk, newer.pk))
-            if (i in chinese) != (j in chinese) and newer is kept[j]:
-                # Weighed beside its nearest older partner by its own rule (``nearest_older``).
-                near = nearness(matrix, words, e5 if j in chinese else None, j, i)
-            pairs.append((older, newer, cosine, near))
-    return pairs
-
-
-def e5_for_chinese(kept: list[Note], fresh: list[int]) -> tuple[np.ndarray | None, set[int]]:
-    """Where the embedding model reads no Chinese: multilingual-e5-small's rows of every note and the
-    indexes of the Chinese notes, which find their neighbours by them (``neighbours``); else
-    ``(None, set())`` (no Chinese note tonight, or the stored vectors are multilingual already).
-
-    MiniLM, the default model, has no Chinese: its cosine of two Chinese notes is noise. On the fit
-    store of real chat (docs/benchmarks.md, "A Chinese note's neighbours by a model that reads
-    Chinese") a Chinese planted change was its original's nearest partner for 6 of 20 by the stored
-    cosine plus the shared words, for 10 of 20 by E5's cosine alone (8 with the words added)."""
-    if not any(language.is_cjk(kept[i].content or "") for i in fresh) or language.multilingual(runtime.embedder()):
-        return None, set()
-    return vectors.e5_rows(kept), {i for i, note in enumerate(kept) if language.is_cjk(note.content or "")}
-
-
-def neighbours(
-    matrix: np.ndarray, words, i: int, k: int, e5: np.ndarray | None = None
-) -> list[tuple[int, float, float]]:
-    """Note ``i``'s ``k`` nearest notes: (index, stored cosine, nearness). The nearness is the stored
-    cosine plus the shared words, or with ``e5`` (for a Chinese note) E5's cosine."""
+def neighbours(matrix: np.ndarray, words, i: int, k: int) -> list[tuple[int, float, float]]:
+    """Note ``i``'s ``k`` nearest notes: (index, stored cosine, nearness = cosine plus shared words)."""
     sims = matrix @ matrix[i]
-    nearness = e5 @ e5[i] if e5 is not None else sims + lexical.similarities(words, i, len(matrix))
+    nearness = sims + lexical.similarities(words, i, len(matrix))
     nearness[i] = -np.inf
     return [(int(j), float(sims[j]), float(nearness[j])) for j in np.argpartition(-nearness, k - 1)[:k]]
-
-
-def nearness(matrix: np.ndarray, words, e5: np.ndarray | None, i: int, j: int) -> float:
-    """Note ``j``'s nearness to note ``i`` by ``i``'s rule (``neighbours``)."""
-    if e5 is not None:
-        return float(e5[i] @ e5[j])
-    shared = float((words[i] @ words[j].T).toarray()[0, 0]) if words is not None else 0.0
-    return float(matrix[i] @ matrix[j]) + shared
 
 
 def nearest_older(pairs: list[tuple[Note, Note, float, float]]) -> list[tuple[Note, Note, float]]:

@@ -13,11 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from django.db import transaction
-
 from engine import runtime
-from engine.index.embeddings import from_bytes, to_bytes
-from engine.judgments import note_vectors
+from engine.index.embeddings import from_bytes
 from memories.models import Note
 
 # float32 rounding: a pair built at exactly the threshold must count as reaching it.
@@ -42,29 +39,6 @@ def load(notes: Sequence[Note]) -> tuple[list[Note], np.ndarray]:
     if not rows:
         return [], np.zeros((0, 0), dtype=np.float32)
     return kept, np.vstack(rows).astype(np.float32)
-
-
-def e5_rows(notes: Sequence[Note]) -> np.ndarray:
-    """multilingual-e5-small's unit rows of the notes' texts (engine/judgments/note_vectors.py), one per
-    note: the stored vector where it belongs to the note's revision; the others embedded now and
-    stored with their revision (so a night embeds only new and changed notes; about 25 ms a note)."""
-    rows: list[np.ndarray | None] = [
-        from_bytes(n.e5_embedding) if n.e5_revision == n.revision else None for n in notes
-    ]
-    missing = [i for i, row in enumerate(rows) if row is None]
-    if missing:
-        fresh = note_vectors.vectors([notes[i].content or "" for i in missing])
-        with transaction.atomic():
-            for i, row in zip(missing, fresh, strict=True):
-                rows[i] = row
-                note = notes[i]
-                # Only if the text is still the one embedded: a note changed meanwhile is embedded again.
-                Note.objects.filter(pk=note.pk, revision=note.revision).update(
-                    e5_embedding=to_bytes(row), e5_revision=note.revision
-                )
-    if not rows:
-        return np.zeros((0, note_vectors.DIMENSIONS), dtype=np.float32)
-    return np.vstack(rows).astype(np.float32)
 
 
 def best_pairs(

@@ -179,11 +179,6 @@ class Note(CheckedIds, models.Model):
     # float32 bytes of the normalised embedding of the note's embedding text.
     embedding = models.BinaryField(null=True, blank=True, editable=False)
     embedding_model = models.CharField(max_length=200, blank=True, editable=False)
-    # float32 bytes of multilingual-e5-small's vector of the note's text at revision ``e5_revision``
-    # (engine/judgments/note_vectors.py): where the embedding model reads no Chinese, the nightly pair
-    # sweep finds a Chinese note's neighbours by it (engine/maintenance/vectors.py ``e5_rows``).
-    e5_embedding = models.BinaryField(null=True, blank=True, editable=False)
-    e5_revision = models.PositiveIntegerField(null=True, blank=True, editable=False)
 
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
