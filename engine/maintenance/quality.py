@@ -157,11 +157,7 @@ def _learned(step: Step, chunk: list[Note], *, force: bool) -> dict:
     (every note with ``force``), the stored one for the rest. The new reads are stored at once with
     their revision (a stamp does not move a note's revision, so a note changed meanwhile is read
     again next night)."""
-    fresh = [
-        n
-        for n in chunk
-        if force or n.quality_scored_revision != n.revision or n.quality_likelihood is None
-    ]
+    fresh = [n for n in chunk if force or n.quality_scored_revision != n.revision or n.quality_likelihood is None]
     read = {n.pk: n.quality_likelihood for n in chunk}
     if fresh:
         read.update(zip([n.pk for n in fresh], likelihoods([n.content or "" for n in fresh]), strict=True))

@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0019_note_pair_flags_gone'),
+        ("memories", "0019_note_pair_flags_gone"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='note',
-            name='quality_likelihood',
+            model_name="note",
+            name="quality_likelihood",
             field=models.FloatField(blank=True, editable=False, null=True),
         ),
     ]

@@ -30,7 +30,8 @@ from django.views.decorators.http import require_GET
 from engine.config import get_config
 from engine.curation.actions import PAIR_DECISIONS, merge_preview, pair_sides
 from engine.errors import AmemError
-from memories.models import Note, Pair, waiting_q
+from engine.maintenance.runner import OK
+from memories.models import JobRun, Note, Pair, waiting_q
 from review import access, reasons
 from review.diff import differences, side_diff
 from review.views.common import HtmxRequest, agent_choices, render
@@ -190,6 +191,18 @@ def quality_notes(agent_ids: list[str]) -> QuerySet[Note]:
         .filter(Q(low_quality=True) | live)
         .order_by("-low_quality", "-created_at", "pk")
     )
+
+
+def left_for_later(agent_ids: list[str]) -> int:
+    """Notes the quality model would flag that each agent's last quality scan left for later nights
+    (over ``AMEM_QUALITY_BUDGET``; the scan counts them, as ``over_budget``, past a reviewer's keeps)."""
+    runs = JobRun.objects.filter(agent_id__in=agent_ids, job="quality_scan", outcome=OK).order_by(
+        "agent_id", "-started_at"
+    )
+    latest: dict[str, dict] = {}
+    for agent_id, counts in runs.values_list("agent_id", "counts"):
+        latest.setdefault(agent_id, counts or {})
+    return sum(int(counts.get("over_budget", 0)) for counts in latest.values())
 
 
 def in_conflict_count(agent_ids: list[str]) -> int:
@@ -416,6 +429,8 @@ def quality(request: HtmxRequest) -> HttpResponse:
         f,
         paged,
         in_conflict=in_conflict_count(ids),
+        later=left_for_later(ids),
+        budget=get_config().quality_budget,
         reasons=_tally(row["reasons"] for row in rows),
         actions=QUALITY_ACTIONS,
         card_keys=QUALITY_ACTIONS,

@@ -129,6 +129,26 @@ def test_queues_list_what_waits(rclient, alice, make_note):
     assert b"No open conflicts" in rclient.get("/review/queues/conflicts/").content
 
 
+def test_the_quality_queue_says_how_many_notes_its_nightly_budget_left_for_later(rclient, alice, bob, make_note):
+    from memories.models import JobRun
+
+    make_note(
+        alice, "Alice maybe likes jazz, not sure at all.", low_quality=True, low_quality_reasons=["little_to_keep"]
+    )
+    assert "wait for later nights" not in rclient.get("/review/queues/quality/").content.decode()
+    JobRun.objects.create(job="quality_scan", agent_id="alice", outcome="ok", counts={"over_budget": 50})
+    JobRun.objects.create(
+        job="quality_scan", agent_id="alice", outcome="ok", counts={"over_budget": 37}
+    )  # the last night
+    JobRun.objects.create(job="quality_scan", agent_id="alice", outcome="failed", counts={"over_budget": 99})
+    JobRun.objects.create(
+        job="quality_scan", agent_id="bob", outcome="ok", counts={"over_budget": 500}
+    )  # not the reviewer's
+    body = rclient.get("/review/queues/quality/").content.decode()
+    assert "37 more notes the quality model finds little to keep in wait for later nights" in body
+    assert "at most 10 new a night per agent" in body
+
+
 def test_no_queue_page_shows_template_syntax(rclient, alice, make_note):
     old = make_note(alice, "Alice drinks green tea every morning.")
     new = make_note(alice, "Alice drinks green tea every morning at seven.")
