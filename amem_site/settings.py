@@ -396,6 +396,7 @@ AMEM = {
     "consolidate_pairs": env_int("AMEM_CONSOLIDATE_PAIRS", 15, minimum=0),
     "sweep_batch": env_int("AMEM_SWEEP_BATCH", 25, minimum=2),
     "review_budget": env_int("AMEM_REVIEW_BUDGET", 25, minimum=0),
+    "sweep_model_calls": env_int("AMEM_SWEEP_MODEL_CALLS", 25, minimum=0),
     "nightly_cron": _cron("AMEM_NIGHTLY_CRON", env_str("AMEM_NIGHTLY_CRON", "30 2 * * *")),
     "daytime_cron": _cron("AMEM_DAYTIME_CRON", env_str("AMEM_DAYTIME_CRON", "15 * * * *")),
     # Memory layers (docs/memory-layers.md)

@@ -50,6 +50,9 @@ class EngineConfig:
     # per agent reach the queues (the likeliest first; the rest wait for the next night).
     sweep_neighbours: int = 8
     review_budget: int = 25
+    # With a model configured: at most this many pairs of the night's ranking are read by the model
+    # a night per agent, the likeliest change first (engine/maintenance/pair_sweep.py).
+    sweep_model_calls: int = 25
     # A note whose pair keeps missing the night's budget competes this many days from the first
     # night it did not fit (a change to the note starts again), then its pair is dropped: it is
     # not carried, and judged, forever (engine/maintenance/pair_sweep.py).

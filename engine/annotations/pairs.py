@@ -120,6 +120,24 @@ def to_conflict(
     return bool(moved)
 
 
+def read_by_model(older: Note, newer: Note, *, actor: str, similarity: float | None = None) -> Pair | None:
+    """A pair the model read and found nothing in: recorded as decided ("distinct"), never shown, so
+    no sweep asks about it again; None when the two already have a pair."""
+    if known(older, newer):
+        return None
+    return Pair.objects.create(
+        older=older,
+        newer=newer,
+        kind=Pair.CONFLICT,
+        similarity=similarity,
+        opened_by="model",
+        status=Pair.RESOLVED,
+        resolution="distinct",
+        resolved_by=actor,
+        resolved_at=timezone.now(),
+    )
+
+
 def close(pair: Pair, resolution: str, actor: str, *, superseded: Note | None = None, reason: str = "") -> bool:
     """A machine's decision on an open pair (a person's go through engine/curation/actions.py),
     said in the newer note's history. False when it was decided meanwhile."""

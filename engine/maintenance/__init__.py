@@ -14,8 +14,8 @@ text_quality.py      the quality scan's reading of one note's text
 pending.py           open merge pairs resolved through the evolution judge
 same_day.py          same-day merge
 consolidation.py     nightly consolidation
-contradiction_sweep.py  job contradiction_sweep: batches of notes to a model (skips offline)
-pair_sweep.py        job pair_sweep, offline: each new note triaged against its nearest notes (skips with a model)
+contradiction_sweep.py  job contradiction_sweep, run by hand: every note to a model in batches (skips offline)
+pair_sweep.py        job pair_sweep, nightly: each new note triaged against its nearest notes (with a model: the model reads the top)
 episode_close.py     closing idle conversation sessions into episodes
 periodic_reflection.py  the periodic reflection over recent memories
 heartbeat.py         the worker's heartbeat and the broker's status (/healthz?deep)

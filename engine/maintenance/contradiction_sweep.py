@@ -1,5 +1,9 @@
 """Contradiction sweep (docs/architecture.md §6): find notes of an agent that cannot both be true.
 
+A full read, run by hand (``amem_jobs run contradiction_sweep``): every note goes to the model, one
+call per batch. The night does not run it: ``pair_sweep`` asks the model only about the top of its
+ranking, within ``AMEM_SWEEP_MODEL_CALLS`` a night.
+
 Over the agent's own active memory notes (not knowledge, not shared), per
 category, newest first, in batches of ``sweep_batch`` (25): one strong-tier call
 per batch returns index pairs (validated by the LLM layer), each with a reason
@@ -14,8 +18,8 @@ and, when the model can tell, the superseded side. Every new pair opens a confli
   names neither side, nothing is retired. An explicit mode (``amem_jobs run
   contradiction_sweep --mode``) wins over the setting.
 * Offline (provider ``none``) there is no reading comprehension: this job skips (outcome
-  ``skipped``) and the nightly ``pair_sweep`` job (engine/maintenance/pair_sweep.py) weighs each
-  changed note against its nearest notes instead, so the job records name what ran.
+  ``skipped``); the nightly ``pair_sweep`` job (engine/maintenance/pair_sweep.py) weighs each
+  changed note against its nearest notes.
 
 Trade-off kept from the seed: two old notes that never share a batch are never compared.
 """

@@ -1,7 +1,10 @@
-"""The offline contradiction sweep (job ``pair_sweep``): every new note triaged against its nearest notes.
+"""The nightly contradiction sweep (job ``pair_sweep``): every new note triaged against its nearest notes.
 
-It runs when no model reads contradictions (provider ``none``); with one, it skips (outcome
-``skipped``) and ``contradiction_sweep`` sends the notes to the model.
+Offline (provider ``none``) the pair judge decides what a person sees. With a model configured the
+night's ranking decides which pairs the model reads: at most ``sweep_model_calls`` a night per agent
+(``AMEM_SWEEP_MODEL_CALLS``), the likeliest change first (``_ask``); a contradiction it finds opens
+a conflict it decided. ``contradiction_sweep``, which sends every note to the model in batches, is
+run by hand.
 
 The write path triages a new note only against the notes it resembles and its link
 candidates (cosine ≥ 0.3); "I'm vegan." and "I eat eggs and cheese most days." can sit below
@@ -48,9 +51,8 @@ MARK_CHUNK = 500
 
 
 def run(step: Step) -> None:
-    if runtime.llm().conflict_scan_available:
-        step.skip("a model reads contradictions: contradiction_sweep sends it the notes")
-        return
+    llm = runtime.llm()
+    model = llm if llm.conflict_scan_available else None
     agent_id = step.agent.pk
     notes = list(
         Note.objects.active()
@@ -80,21 +82,32 @@ def run(step: Step) -> None:
     asking = set(Note.objects.filter(agent_id=agent_id).waiting(Pair.MERGE, as_newer=True).values_list("pk", flat=True))
     for older, newer, similarity in nearest_older(pairs):
         judged = triage.assess(older, newer.content, similarity, subjects=newer.subjects)
-        if judged.action in (triage.CONFLICT, triage.ASK) and not (judged.action == triage.ASK and newer.pk in asking):
+        # Offline only what the judge would show competes; a model reads any pair the judge weighed.
+        competes = judged.action in (triage.CONFLICT, triage.ASK) or (model is not None and judged.guess is not None)
+        if competes and not (judged.action == triage.ASK and newer.pk in asking):
             found.append(judged)
             newer_of[id(judged)] = newer
     found = _rank(step, found, newer_of)
-    opened = 0
+    opened = calls = 0
     deferred: set[object] = set()
     carded: set[object] = set()  # notes in a card opened tonight
     for judged in found:
         newer = newer_of[id(judged)]
         assert judged.other is not None
-        if opened >= step.cfg.review_budget or {newer.pk, judged.other.pk} & carded:
+        over = opened >= step.cfg.review_budget or (model is not None and calls >= step.cfg.sweep_model_calls)
+        if over or {newer.pk, judged.other.pk} & carded:
             deferred.add(newer.pk)
             step.count("deferred")
             continue
-        if _open(step, judged, newer):
+        if model is None:
+            shown = _open(step, judged, newer)
+        else:
+            calls += 1
+            shown = _ask(step, model, judged, newer)
+            if shown is None:  # the call failed: weighed again next night, nothing acted on
+                deferred.add(newer.pk)
+                continue
+        if shown:
             opened += 1
             carded |= {newer.pk, judged.other.pk}
     dropped = _drop_stale([kept[i] for i in fresh if kept[i].pk in deferred], step.cfg.sweep_window_days)
@@ -205,6 +218,52 @@ def _open(step: Step, judged: triage.Triage, newer: Note) -> bool:
     else:
         step.count("pairs_asked" if pair is not None else "changed_meanwhile")
     return pair is not None
+
+
+def _ask(step: Step, model, judged: triage.Triage, newer: Note) -> bool | None:
+    """With a model configured: the model reads the pair. A contradiction it finds opens a conflict it
+    decided (``opened_by = "model"``, its reason; ``AMEM_CONFLICT_MODE=auto`` also retires the side it
+    names superseded); when it finds none, a pair the judge only asked about waits as the offline
+    sweep would leave it (the pending-merge job's model reads it), and a likely change of the rules
+    opens nothing (the pair is recorded as read, never asked about again). True when a card opened,
+    False when none did, None when the call failed."""
+    older = judged.other
+    assert older is not None and judged.guess is not None
+    findings, ok = step.llm(
+        "conflict_scan", lambda: model.conflict_scan([older.content, newer.content], agent_id=step.agent.pk)
+    )
+    if not ok:
+        return None
+    if not findings:
+        step.count("model_found_none")
+        if judged.action == triage.ASK:
+            return _open(step, judged, newer)
+        with transaction.atomic():
+            pair_store.read_by_model(older, newer, actor=step.actor, similarity=judged.similarity)
+        return False
+    finding = findings[0]
+    superseded = (older, newer)[finding.superseded] if finding.superseded is not None else None
+    with transaction.atomic():
+        pair = pair_store.open_pair(
+            older,
+            newer,
+            kind=Pair.CONFLICT,
+            actor=step.actor,
+            reason=finding.reason,
+            guess="change",
+            likelihood=judged.guess.change,
+            similarity=judged.similarity,
+            opened_by="model",
+            superseded=superseded,
+        )
+    if pair is None:
+        step.count("pairs_known")
+        return False
+    step.count("pairs_found")
+    auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
+    if auto and superseded is not None and pair_store.retire_superseded(pair, superseded, step.actor):
+        step.count("retired")
+    return True
 
 
 def _stamp(notes: list[Note]) -> None:

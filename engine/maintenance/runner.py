@@ -38,8 +38,7 @@ log = logging.getLogger("engine.maintenance")
 T = TypeVar("T")
 
 OK, PARTIAL, STOPPED, FAILED, UNAVAILABLE, RUNNING = "ok", "partial", "stopped", "failed", "unavailable", "running"
-# "skipped": the job has nothing to do in this configuration (the offline pair sweep when a model
-# reads contradictions, the model's sweep offline); the other one did the work.
+# "skipped": the job has nothing to do in this configuration (the model's batch sweep offline).
 SKIPPED = "skipped"
 # After these an agent is not visited again until it writes: "unavailable" (no model for the
 # sweep) would otherwise be retried for every agent on every run.
@@ -58,8 +57,10 @@ JOB_MODULES: dict[str, str] = {
 }
 # The scheduled sequences, in order: pending merges first, so later jobs see resolved notes.
 SEQUENCES: dict[str, tuple[str, ...]] = {
-    # The two sweeps: pair_sweep offline, contradiction_sweep with a model; the other one skips.
-    "nightly": ("pending_merge", "consolidation", "pair_sweep", "contradiction_sweep", "quality_scan"),
+    # pair_sweep weighs each new note beside its nearest notes; with a model configured it asks the
+    # model about the top of its ranking (AMEM_SWEEP_MODEL_CALLS a night). contradiction_sweep, which
+    # sends every note to the model in batches, is run by hand (amem_jobs run contradiction_sweep).
+    "nightly": ("pending_merge", "consolidation", "pair_sweep", "quality_scan"),
     "daytime": ("pending_merge", "same_day_merge"),
     "episodes": ("episode_close",),
     "reflection": ("reflection",),

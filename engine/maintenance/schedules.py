@@ -39,7 +39,7 @@ def declared() -> list[Declared]:
             f"{PREFIX}nightly",
             f"{TASKS}nightly",
             cfg.nightly_cron,
-            "pending merges, consolidation, contradiction sweep, quality scan",
+            "pending merges, consolidation, pair sweep, quality scan",
         ),
         Declared(f"{PREFIX}daytime", f"{TASKS}daytime", cfg.daytime_cron, "pending merges, same-day merge"),
         Declared(f"{PREFIX}episodes", f"{TASKS}episodes", cfg.episodes_cron, "close idle conversation sessions"),

@@ -83,10 +83,17 @@ def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_
     assert again.counts.get("pairs_found", 0) == again.counts.get("pairs_asked", 0) == 0  # never offered twice
 
 
-def test_each_sweep_skips_where_the_other_one_runs_so_the_job_records_name_what_ran(alice, diet, provider):
+def test_with_a_model_the_night_asks_it_about_pairs_and_the_batch_sweep_reads_every_note_by_hand(
+    alice, diet, provider
+):
+    from engine.maintenance.runner import SEQUENCES, run_jobs
+
     nothing(provider)
-    assert run_step("pair_sweep", alice).outcome == "skipped"  # a model reads contradictions
-    assert sweep(alice).outcome == "ok" and len(provider.requests_for("conflict_scan")) == 1
+    wrote(alice)
+    run_jobs(SEQUENCES["nightly"], agents=[alice])
+    sent = batches_sent(provider)
+    assert sent and all(len(texts) == 2 for texts in sent)  # pairs of the night's ranking, no batch of three
+    assert sweep(alice).outcome == "ok" and batches_sent(provider)[-1] == [n.content for n in diet]  # by hand
 
 
 def test_offline_the_models_sweep_skips_and_the_pair_sweep_runs(alice, diet):
@@ -359,3 +366,45 @@ def test_the_model_reads_at_most_a_nights_share_the_judges_likeliest_first(alice
     row = offline_sweep(alice)
     # The judge likes the cue words more: theirs is the one note read tonight.
     assert row.counts["read_by_model"] == 1 and read == [[cue_words_and_a_sale[1].content]]
+
+
+def test_with_a_model_it_reads_only_the_top_of_the_night_and_the_card_says_the_model_decided(
+    alice, config, provider, cue_words_and_a_sale
+):
+    # With a model configured the night's ranking decides which pairs the model is asked about, at
+    # most AMEM_SWEEP_MODEL_CALLS a night; the rest wait for the next night.
+    coach, cue_words, car, sold = cue_words_and_a_sale
+    config(sweep_model_calls=1)
+    found(provider, (0, 1, 0), reason="the Civic was sold: Priya has no car now")
+    wrote(alice)
+    row = offline_sweep(alice)
+    assert batches_sent(provider) == [[car.content, sold.content]]  # the top of the ranking only, older first
+    pair = Pair.objects.get()
+    assert (pair.older_id, pair.newer_id, pair.kind, pair.opened_by) == (car.pk, sold.pk, Pair.CONFLICT, "model")
+    assert pair.reason == "the Civic was sold: Priya has no car now" and pair.superseded_id == car.pk
+    assert row.counts["llm_calls"] == 1 and row.counts["deferred"] >= 1
+
+    nothing(provider)  # the nights after: the model finds no change in the other pairs, one a night
+    for _ in range(3):
+        row = offline_sweep(alice)
+        assert row.counts.get("llm_calls", 0) <= 1
+    asked = [tuple(texts) for texts in batches_sent(provider)]
+    assert len(asked) == len(set(asked)) >= 2  # each pair read once: not again until a note changes
+    assert not Pair.objects.open().filter(newer=cue_words).exists()  # the model's word stands
+    assert Pair.objects.filter(resolution="distinct", opened_by="model").exists()  # recorded as read
+
+
+def test_with_a_model_a_failed_call_opens_nothing_and_the_pair_is_asked_again_next_night(
+    alice, config, provider, cue_words_and_a_sale
+):
+    config(sweep_model_calls=5)
+    provider.fail(500, role="conflict_scan")
+    wrote(alice)
+    row = offline_sweep(alice)
+    failed = row.counts["llm_failed"]
+    assert row.outcome == "partial" and failed == row.counts["llm_calls"] >= 2 and not Pair.objects.exists()
+    assert not Note.objects.filter(conflict_scanned_at__isnull=False, pk=cue_words_and_a_sale[3].pk).exists()
+    nothing(provider)
+    again = offline_sweep(alice)
+    assert again.outcome == "ok" and again.counts["llm_calls"] >= 1  # asked again, not dropped
+
