@@ -83,9 +83,7 @@ def test_offline_the_sweep_triages_each_new_note_against_its_nearest_and_clears_
     assert again.counts.get("pairs_found", 0) == again.counts.get("pairs_asked", 0) == 0  # never offered twice
 
 
-def test_with_a_model_the_night_asks_it_about_pairs_and_the_batch_sweep_reads_every_note_by_hand(
-    alice, diet, provider
-):
+def test_with_a_model_the_night_asks_it_about_pairs_and_the_batch_sweep_reads_every_note_by_hand(alice, diet, provider):
     from engine.maintenance.runner import SEQUENCES, run_jobs
 
     nothing(provider)
@@ -373,7 +371,7 @@ def test_with_a_model_it_reads_only_the_top_of_the_night_and_the_card_says_the_m
 ):
     # With a model configured the night's ranking decides which pairs the model is asked about, at
     # most AMEM_SWEEP_MODEL_CALLS a night; the rest wait for the next night.
-    coach, cue_words, car, sold = cue_words_and_a_sale
+    _coach, cue_words, car, sold = cue_words_and_a_sale
     config(sweep_model_calls=1)
     found(provider, (0, 1, 0), reason="the Civic was sold: Priya has no car now")
     wrote(alice)
@@ -407,4 +405,3 @@ def test_with_a_model_a_failed_call_opens_nothing_and_the_pair_is_asked_again_ne
     nothing(provider)
     again = offline_sweep(alice)
     assert again.outcome == "ok" and again.counts["llm_calls"] >= 1  # asked again, not dropped
-
