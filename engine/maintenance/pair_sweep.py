@@ -99,6 +99,7 @@ def run(step: Step) -> None:
             deferred.add(newer.pk)
             step.count("deferred")
             continue
+        shown: bool | None
         if model is None:
             shown = _open(step, judged, newer)
         else:
