@@ -120,6 +120,36 @@ def to_conflict(
     return bool(moved)
 
 
+def model_conflict(
+    older: Note,
+    newer: Note,
+    *,
+    reason: str,
+    superseded: Note | None,
+    actor: str,
+    auto: bool,
+    likelihood: float | None = None,
+    similarity: float | None = None,
+) -> tuple[Pair | None, bool]:
+    """A contradiction a model found: a conflict it decided, and with ``auto`` the side it named
+    outdated retired (the pair closed). (the pair, or None when the two already have one; whether
+    a note was retired.) Call inside the caller's transaction."""
+    pair = open_pair(
+        older,
+        newer,
+        kind=Pair.CONFLICT,
+        actor=actor,
+        reason=reason,
+        guess="change",
+        likelihood=likelihood,
+        similarity=similarity,
+        opened_by="model",
+        superseded=superseded,
+    )
+    retired = pair is not None and auto and superseded is not None and retire_superseded(pair, superseded, actor)
+    return pair, retired
+
+
 def read_by_model(older: Note, newer: Note, *, actor: str, similarity: float | None = None) -> Pair | None:
     """A pair the model read and found nothing in: recorded as decided ("distinct"), never shown, so
     no sweep asks about it again; None when the two already have a pair."""

@@ -34,7 +34,7 @@ from django.utils import timezone
 from engine import runtime
 from engine.annotations import pairs
 from engine.maintenance.runner import Step
-from memories.models import Note, Pair
+from memories.models import Note
 
 
 def scanned(note: Note) -> bool:
@@ -77,21 +77,16 @@ def run(step: Step) -> None:
             for finding in findings:
                 a, b = batch[finding.a], batch[finding.b]
                 newer, older = sorted((a, b), key=lambda n: (n.created_at, str(n.pk)), reverse=True)
-                superseded = batch[finding.superseded] if finding.superseded is not None else None
-                pair = pairs.open_pair(
+                pair, retired = pairs.model_conflict(
                     older,
                     newer,
-                    kind=Pair.CONFLICT,
-                    actor=step.actor,
                     reason=finding.reason,
-                    guess="change",
-                    superseded=superseded,
+                    superseded=batch[finding.superseded] if finding.superseded is not None else None,
+                    actor=step.actor,
+                    auto=auto,
                 )
-                if pair is None:
-                    step.count("pairs_known")
-                    continue
-                step.count("pairs_found")
-                if auto and superseded is not None and pairs.retire_superseded(pair, superseded, step.actor):
+                step.count("pairs_found" if pair is not None else "pairs_known")
+                if retired:
                     step.count("retired")
             stamp = timezone.now()
             for note in batch:

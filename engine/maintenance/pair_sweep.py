@@ -243,28 +243,21 @@ def _ask(step: Step, model, judged: triage.Triage, newer: Note) -> bool | None:
             pair_store.read_by_model(older, newer, actor=step.actor, similarity=judged.similarity)
         return False
     finding = findings[0]
-    superseded = (older, newer)[finding.superseded] if finding.superseded is not None else None
     with transaction.atomic():
-        pair = pair_store.open_pair(
+        pair, retired = pair_store.model_conflict(
             older,
             newer,
-            kind=Pair.CONFLICT,
-            actor=step.actor,
             reason=finding.reason,
-            guess="change",
+            superseded=(older, newer)[finding.superseded] if finding.superseded is not None else None,
+            actor=step.actor,
+            auto=(step.options.get("mode") or step.cfg.conflict_mode) == "auto",
             likelihood=judged.guess.change,
             similarity=judged.similarity,
-            opened_by="model",
-            superseded=superseded,
         )
-    if pair is None:
-        step.count("pairs_known")
-        return False
-    step.count("pairs_found")
-    auto = (step.options.get("mode") or step.cfg.conflict_mode) == "auto"
-    if auto and superseded is not None and pair_store.retire_superseded(pair, superseded, step.actor):
+    step.count("pairs_found" if pair is not None else "pairs_known")
+    if retired:
         step.count("retired")
-    return True
+    return pair is not None
 
 
 def _stamp(notes: list[Note]) -> None:
