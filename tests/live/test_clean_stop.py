@@ -94,8 +94,9 @@ def test_sigterm_during_a_write_burst_stops_in_time_and_loses_nothing(tmp_path_f
         if how == "process-group":
             os.killpg(shell.pid, signal.SIGTERM)
         else:
-            # The gunicorn master and the worker's parent: the first of each (children fork later).
-            for pid in [min(_named(shell.pid, "gunicorn.conf.py")), min(_named(shell.pid, "amem_worker"))]:
+            # The gunicorn master and the worker's parent, found by parentage: the lowest pid once
+            # picked a child after the machine's pids wrapped round, and the master lived on.
+            for pid in [_eldest(shell.pid, "gunicorn.conf.py"), _eldest(shell.pid, "amem_worker")]:
                 os.kill(pid, signal.SIGTERM)
         # make is this test's child: reaped here, or it would linger in the group as a zombie.
         stopped = wait_until(lambda: shell.poll() is not None and not group_members(shell.pid), 30)
@@ -135,6 +136,22 @@ def _named(pgid: int, needle: str) -> list[int]:
         if needle in cmd and not cmd.startswith(("/bin/sh", "sh ", "make")):
             found.append(pid)
     return found
+
+
+def _eldest(pgid: int, needle: str) -> int:
+    """The process of the group holding ``needle`` whose parent does not: the one that forked the rest."""
+    named = _named(pgid, needle)
+    eldest = [pid for pid in named if _parent(pid) not in named]
+    assert len(eldest) == 1, (needle, named, eldest)
+    return eldest[0]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])  # after "pid (comm)": state, ppid
+    except OSError:
+        return None
 
 
 def _cmdlines(pgid: int) -> list[str]:
