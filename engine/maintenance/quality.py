@@ -41,8 +41,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from engine.judgments import note_quality
-from engine.judgments.note_quality import LITTLE_TO_KEEP, likelihoods
+from engine.judgments.note_quality import LITTLE_TO_KEEP, flags, likelihoods
 from engine.maintenance.runner import Step
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading import chatter
@@ -182,7 +181,7 @@ def _changes(
         expired_before=expired_before,
         now=now,
         in_open_conflict=note.pk in conflict_since,
-        learned=note_quality.flags(likelihood),
+        learned=flags(likelihood),
     )
     if note.pk in dismissed:
         reasons, at = dismissed[note.pk]

@@ -19,7 +19,7 @@ from urllib.parse import urlencode, urlsplit
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import connection
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet, Subquery
 from django.db.models.functions import Length
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -195,14 +195,12 @@ def quality_notes(agent_ids: list[str]) -> QuerySet[Note]:
 
 def left_for_later(agent_ids: list[str]) -> int:
     """Notes the quality model would flag that each agent's last quality scan left for later nights
-    (over ``AMEM_QUALITY_BUDGET``; the scan counts them, as ``over_budget``, past a reviewer's keeps)."""
-    runs = JobRun.objects.filter(agent_id__in=agent_ids, job="quality_scan", outcome=OK).order_by(
-        "agent_id", "-started_at"
-    )
-    latest: dict[str, dict] = {}
-    for agent_id, counts in runs.values_list("agent_id", "counts"):
-        latest.setdefault(agent_id, counts or {})
-    return sum(int(counts.get("over_budget", 0)) for counts in latest.values())
+    (over ``AMEM_QUALITY_BUDGET``; the scan counts them, as ``over_budget``, past a reviewer's keeps).
+    One query: each agent's newest finished run (runs are numbered as they start), not its history."""
+    runs = JobRun.objects.filter(agent_id__in=agent_ids, job="quality_scan", outcome=OK)
+    newest = runs.values("agent_id").annotate(newest=Max("pk")).values("newest")
+    counts = JobRun.objects.filter(pk__in=Subquery(newest)).values_list("counts", flat=True)
+    return sum(int((c or {}).get("over_budget", 0)) for c in counts)
 
 
 def in_conflict_count(agent_ids: list[str]) -> int:

@@ -91,6 +91,9 @@ def test_with_a_model_the_night_asks_it_about_pairs_and_the_batch_sweep_reads_ev
     run_jobs(SEQUENCES["nightly"], agents=[alice])
     sent = batches_sent(provider)
     assert sent and all(len(texts) == 2 for texts in sent)  # pairs of the night's ranking, no batch of three
+    # The model found no contradiction: a pair the judge asked about waits in the merge queue, as offline.
+    waiting = Pair.objects.open().get(kind=Pair.MERGE)
+    assert waiting.opened_by == "rules" and [waiting.older.content, waiting.newer.content] in sent
     assert sweep(alice).outcome == "ok" and batches_sent(provider)[-1] == [n.content for n in diet]  # by hand
 
 
