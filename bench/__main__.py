@@ -12,6 +12,7 @@
     python -m bench curation …        the review queues' precision and recall on labelled sets (bench/curation/)
     python -m bench bundle …          gold evidence inside the recall bundle per token budget (bench/bundle.py)
     python -m bench mem0 …            amem and mem0 side by side through mem0's own SDK (bench/mem0_side.py)
+    python -m bench mem0-local …      amem's search and mem0's local Memory's, each in its own process (bench/mem0_local.py)
     python -m bench relevance …       the recall floor's labelled questions and its precision/recall (bench/relevance.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
@@ -36,6 +37,7 @@ SCRIPTS = {
     "curation": "bench.curation.replay",
     "bundle": "bench.bundle",
     "mem0": "bench.mem0_side",
+    "mem0-local": "bench.mem0_local",
     "relevance": "bench.relevance",
 }
 RETRIEVAL = ("locomo", "madial", "realtalk")

@@ -48,10 +48,15 @@ OPS = ("add", "search", "get_all")
 
 
 class EmbeddingEndpoint:
-    """``POST /v1/embeddings`` (OpenAI's shape) answered with amem's MiniLM vectors."""
+    """``POST /v1/embeddings`` (OpenAI's shape) answered with amem's MiniLM vectors; a text in
+    ``known`` (keyed with its runs of whitespace collapsed to one space) gets the vector given there (a benchmark store's stand-in vectors), not a new one, and
+    with ``as_queries`` any other text is embedded as amem embeds a search query."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: dict[str, np.ndarray] | None = None, *, as_queries: bool = False) -> None:
         self.model = get_embedder()
+        self.known = known if known is not None else {}
+        embed = self.model.encode_query if as_queries else self.model.encode_one
+        self.embedded: list[str] = []  # texts embedded here (not found in ``known``)
         self.lock = threading.Lock()
         endpoint = self
 
@@ -60,13 +65,18 @@ class EmbeddingEndpoint:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
                 with endpoint.lock:
-                    vectors = endpoint.model.encode([str(t) for t in texts]).astype(np.float32)
+                    # mem0 collapses runs of spaces in what it stores: ``known`` is keyed by the collapsed text.
+                    keys = [" ".join(str(t).split()) for t in texts]
+                    endpoint.embedded += [str(t) for t, k in zip(texts, keys, strict=True) if k not in endpoint.known]
+                    vectors = [endpoint.known[k] if k in endpoint.known else embed(str(t)) for t, k in zip(texts, keys, strict=True)]
                 as_base64 = body.get("encoding_format") == "base64"
                 data = [
                     {
                         "object": "embedding",
                         "index": i,
-                        "embedding": base64.b64encode(v.tobytes()).decode() if as_base64 else v.tolist(),
+                        "embedding": base64.b64encode(np.asarray(v, np.float32).tobytes()).decode()
+                        if as_base64
+                        else np.asarray(v, np.float32).tolist(),
                     }
                     for i, v in enumerate(vectors)
                 ]

@@ -175,9 +175,22 @@ class ConversationStore:
             runtime.store().optimize()
 
 
-def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> None:
-    """n notes spread round-robin over ``agents`` (Mode A, one shared collection), indexed."""
+def padded(lo: int, hi: int, turns: list[str], base_vectors, rng) -> list[tuple[str, object]]:
+    """Rows ``lo``…``hi - 1`` of a bare store: a source turn with its serial number, and the turn's
+    vector plus Gaussian noise, re-normalised (drawn from ``rng`` in order, so a run is repeatable)."""
     import numpy as np
+
+    rows = []
+    for i in range(lo, hi):
+        src = i % len(turns)
+        vec = base_vectors[src] + rng.normal(0, 0.25 / np.sqrt(base_vectors.shape[1]) * 4, base_vectors.shape[1])
+        rows.append((f"{turns[src]} (#{i})", (vec / np.linalg.norm(vec)).astype(np.float32)))
+    return rows
+
+
+def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng, also=None) -> None:
+    """n notes spread round-robin over ``agents`` (Mode A, one shared collection), indexed;
+    ``also`` (if given) receives each batch of (text, vector) rows as written."""
     from django.utils import timezone
 
     from engine import runtime
@@ -198,11 +211,8 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
     batch = 2000
     for lo in range(start, n, batch):
         notes, points = [], []
-        for i in range(lo, min(n, lo + batch)):
-            src = i % len(turns)
-            text = f"{turns[src]} (#{i})"
-            vec = base_vectors[src] + rng.normal(0, 0.25 / np.sqrt(base_vectors.shape[1]) * 4, base_vectors.shape[1])
-            vec = (vec / np.linalg.norm(vec)).astype(np.float32)
+        rows = padded(lo, min(n, lo + batch), turns, base_vectors, rng)
+        for i, (text, vec) in enumerate(rows, start=lo):
             agent = agents[i % len(agents)]
             note = Note(
                 agent_id=agent,
@@ -223,6 +233,8 @@ def populate(n: int, agents: list[str], turns: list[str], base_vectors, rng) -> 
             points.append(IndexPoint(str(note.pk), vec, sparse, payload_for(note)))
         Note.objects.bulk_create(notes, batch_size=500)
         store.upsert(access.collection_for(owners[agents[0]]), points)
+        if also is not None:
+            also(rows)
     store.optimize()
 
 
