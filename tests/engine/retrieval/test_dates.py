@@ -141,6 +141,9 @@ def test_a_note_tells_of_the_days_its_words_name_read_against_when_it_was_said()
     assert told_windows("Yesterday we got back from Rio.", said) == [(D(2023, 1, 30), D(2023, 2, 1))]
     assert told_windows("We moved here on 7 July 2020.", said) == [(D(2020, 7, 6), D(2020, 7, 8))]
     assert told_windows("The harbour trip was lovely.", said) == []
+    # Numbers that are not a year, and a relative day beside them: the quick checks let it through.
+    assert told_windows("We ran 5 km, our 12th run, 3 days ago.", said) == [(D(2023, 1, 28), D(2023, 1, 30))]
+    assert told_windows("Ticket 4411: 5 km in 27 minutes.", said) == []
 
 
 def test_overlap_needs_a_shared_day():
