@@ -152,5 +152,7 @@ def main() -> int:
             f"| {label} | {quantile(values, 0.5):.1f} | {quantile(values, 0.95):.1f} | "
             f"{statistics.fmean(values):.1f} | {quantile(values, 0.5) / a50:.1f}× |"
         )
-    print(f"\nmem0 ÷ amem at p50: {m50 / a50:.1f}×; matches both returned: {statistics.fmean(shared):.2f} of {args.limit}")
+    print(
+        f"\nmem0 ÷ amem at p50: {m50 / a50:.1f}×; matches both returned: {statistics.fmean(shared):.2f} of {args.limit}"
+    )
     return 0

@@ -68,7 +68,10 @@ class EmbeddingEndpoint:
                     # mem0 collapses runs of spaces in what it stores: ``known`` is keyed by the collapsed text.
                     keys = [" ".join(str(t).split()) for t in texts]
                     endpoint.embedded += [str(t) for t, k in zip(texts, keys, strict=True) if k not in endpoint.known]
-                    vectors = [endpoint.known[k] if k in endpoint.known else embed(str(t)) for t, k in zip(texts, keys, strict=True)]
+                    vectors = [
+                        endpoint.known[k] if k in endpoint.known else embed(str(t))
+                        for t, k in zip(texts, keys, strict=True)
+                    ]
                 as_base64 = body.get("encoding_format") == "base64"
                 data = [
                     {
