@@ -31,6 +31,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench import data as bench_data
 from bench.harness import scratch_django
@@ -175,7 +176,7 @@ class ConversationStore:
             runtime.store().optimize()
 
 
-def padded(lo: int, hi: int, turns: list[str], base_vectors, rng) -> list[tuple[str, object]]:
+def padded(lo: int, hi: int, turns: list[str], base_vectors, rng) -> list[tuple[str, Any]]:
     """Rows ``lo``…``hi - 1`` of a bare store: a source turn with its serial number, and the turn's
     vector plus Gaussian noise, re-normalised (drawn from ``rng`` in order, so a run is repeatable)."""
     import numpy as np

@@ -41,3 +41,20 @@ def test_the_embedding_endpoint_answers_the_openai_sdk_with_minilm_vectors(encod
     expected = get_embedder().encode(["Alex drinks filter coffee."])[0]
     assert vector.shape == (384,)
     assert np.allclose(vector, expected, atol=1e-5)
+
+
+@pytest.mark.realmodel
+def test_the_endpoint_answers_a_stores_own_vector_for_its_text_and_embeds_the_rest_as_queries():
+    # bench/mem0_local.py: mem0 must hold the vectors amem's store holds, not fresh ones.
+    stored = np.zeros(384, dtype=np.float32)
+    stored[7] = 1.0
+    endpoint = EmbeddingEndpoint({"Alex drinks filter coffee.": stored}, as_queries=True)
+    try:
+        client = openai.OpenAI(api_key="bench", base_url=endpoint.url, max_retries=0)
+        # mem0 stores a text with its runs of spaces collapsed; the vector is found all the same.
+        got = client.embeddings.create(input=["Alex  drinks filter coffee.", "What does Alex drink?"], model="m")
+    finally:
+        endpoint.http.shutdown()
+    assert np.allclose(got.data[0].embedding, stored)
+    assert np.allclose(got.data[1].embedding, get_embedder().encode_query("What does Alex drink?"), atol=1e-5)
+    assert endpoint.embedded == ["What does Alex drink?"]
