@@ -16,7 +16,7 @@ either note moved since (an earlier merge into the same note, an edit), it is re
 
 Pending merges and conflicts are one pair flow on one record, ``Pair`` (its ``kind`` says the
 queue), with four decisions (``PAIR_DECISIONS``): same fact (the newer folds into the older,
-which takes the prepared text of engine/curation/merged_text.py), the newer replaces the older
+which takes the prepared text of engine/reading/merged_text.py), the newer replaces the older
 (the older retired), both true (keep both), not related (keep both, recorded as unrelated).
 Each closes the pair with the decision as its ``resolution``; an undo opens it again.
 """
@@ -33,11 +33,11 @@ from django.utils import timezone
 
 from engine.annotations import pairs
 from engine.config import get_config
-from engine.curation.merged_text import merged_text
 from engine.errors import AmemError
 from engine.index_sync import outbox
 from engine.maintenance import merge
 from engine.maintenance.quality import PENDING_CONFLICT
+from engine.reading.merged_text import merged_text
 from engine.text import check_content, content_hash
 from engine.write.edit import update_memory
 from memories.models import Agent, Note, NoteEvent, Pair
@@ -273,7 +273,7 @@ def _require_decision(decision: str, text: str | None) -> None:
 
 def merge_preview(older: Note, newer: Note) -> str:
     """The text a "same fact" decision writes into ``older`` (what the card shows): its text
-    with what ``newer`` adds, each sentence once, line breaks kept (engine/curation/merged_text.py).
+    with what ``newer`` adds, each sentence once, line breaks kept (engine/reading/merged_text.py).
 
     The reviewer approves the text they see: no model rewrites it afterwards.
     Raises AmemError when the merged text is not storable (too long).

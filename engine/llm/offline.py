@@ -28,8 +28,9 @@ from engine.llm.types import (
 )
 from engine.reading import capture_rules
 from engine.reading.contradiction_rules import contradiction
+from engine.reading.merged_text import merged_text
 from engine.reading.same_statement import near_duplicate
-from engine.reading.sentences import first_sentence, keep_both
+from engine.reading.sentences import first_sentence
 from engine.reading.stop_words import NOT_CONTENT
 
 log = logging.getLogger(__name__)
@@ -175,14 +176,14 @@ class OfflineRules:
         # must never mix facts, and "similar" is not "the same" without reading comprehension.
         if not near_duplicate(a, b):
             return MergeDecision(should_merge=False)
-        return MergeDecision(should_merge=True, merged=keep_both(a, b))
+        return MergeDecision(should_merge=True, merged=merged_text(a, b))
 
     def evolution_judge(self, old: str, new: str) -> Judgement:
         disagreement = contradiction(old, new)
         if disagreement is not None:
             return Judgement(verdict="CONFLICT", reason=f"offline: {disagreement}")
         if near_duplicate(old, new):
-            return Judgement(verdict="EXPAND", merged_content=keep_both(old, new), reason="offline: adds nothing")
+            return Judgement(verdict="EXPAND", merged_content=merged_text(old, new), reason="offline: adds nothing")
         # NEW from the offline judge means "cannot tell": offline the pending-merge job does not
         # ask it, the pair judge leaves such a pair for a person (engine/maintenance/pending.py).
         return Judgement(verdict="NEW", reason="offline: cannot tell")

@@ -80,7 +80,7 @@ def keep_category(fields: NoteFields, winner: Note) -> NoteFields:
 
 def plan_decided(agent: Agent, winner: Note, loser: Note, text: str) -> MergePlan:
     """The merge a person decided on (review app), writing exactly ``text``: what the card
-    previewed (engine/curation/merged_text.py) or the reviewer's edit. The winner keeps its category.
+    previewed (engine/reading/merged_text.py) or the reviewer's edit. The winner keeps its category.
 
     Raises AmemError when that text cannot be stored (empty, too short, too long).
     """

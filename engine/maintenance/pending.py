@@ -30,7 +30,7 @@ from engine.index.embeddings import from_bytes
 from engine.judgments import triage
 from engine.maintenance import merge
 from engine.maintenance.runner import Step
-from engine.reading.sentences import keep_both
+from engine.reading.merged_text import merged_text
 from engine.write.dedup import same_subjects
 from memories import access
 from memories.models import Note, Pair
@@ -93,7 +93,7 @@ def _offline(step: Step, pair: Pair, target: Note, note: Note) -> None:
     """The judge finds and ranks; only a note that adds nothing is merged, and nothing is closed."""
     judged = triage.assess(target, note.content, _similarity(pair, target, note), subjects=note.subjects)
     if judged.action == triage.FOLD:
-        _merge(step, pair, target, note, keep_both(target.content, note.content), "EXPAND")
+        _merge(step, pair, target, note, merged_text(target.content, note.content), "EXPAND")
     elif judged.action == triage.CONFLICT:
         _conflict(step, pair, f"offline: {judged.reason}", judged.guess.change if judged.guess else None, "rules")
     else:
@@ -115,8 +115,8 @@ def _conflict(step: Step, pair: Pair, reason: str, likelihood: float | None, ope
     step.count("conflicts" if moved else "changed_meanwhile")
 
 
-def _merge(step: Step, pair: Pair, target: Note, note: Note, merged_text: str, verdict: str) -> None:
-    merge_plan = merge.plan(step, target, note, merged_text, verdict=verdict)
+def _merge(step: Step, pair: Pair, target: Note, note: Note, text: str, verdict: str) -> None:
+    merge_plan = merge.plan(step, target, note, text, verdict=verdict)
     if merge_plan is None:
         step.count("unusable")  # stays open; a later run (or a reviewer) decides
         return

@@ -12,7 +12,8 @@ from engine.llm.config import resolve_llm_config
 from engine.llm.offline import CATEGORY_ANCHORS, NOTE_TYPE_ANCHORS, OfflineRules
 from engine.llm.types import Candidate, CrudOp, EvolveResult, LlmCallRecord, Neighbour, NoteFields
 from engine.reading.capture_rules import statements
-from engine.reading.sentences import first_sentence, keep_both
+from engine.reading.merged_text import merged_text
+from engine.reading.sentences import first_sentence
 from tests.engine.llm.conftest import hash_embed, simple_tokenize
 from testsupport.llm_server import FakeLLMServer
 
@@ -160,9 +161,9 @@ def test_link_threshold_is_a_parameter() -> None:
     assert strict.judge_links("green tea in the morning", candidates) == []
 
 
-def test_keep_both_deduplicates_identical_sentences() -> None:
-    assert keep_both("A fact. Another.", "A fact. New detail.") == "A fact. Another. New detail."
-    assert keep_both("Same text.", "same text") == "Same text."
+def test_a_merged_text_deduplicates_identical_sentences() -> None:
+    assert merged_text("A fact. Another.", "A fact. New detail.") == "A fact. Another. New detail."
+    assert merged_text("Same text.", "same text") == "Same text."
 
 
 def test_judge_expands_near_identical_notes_with_both_sentences(offline_rules: OfflineRules) -> None:

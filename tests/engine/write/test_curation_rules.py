@@ -10,8 +10,8 @@ import pytest
 
 from engine.maintenance.text_quality import FRAGMENT, GIBBERISH, VAGUE, text_reasons
 from engine.reading.contradiction_rules import contradiction
+from engine.reading.merged_text import merged_text
 from engine.reading.same_statement import near_duplicate
-from engine.reading.sentences import keep_both
 from engine.reading.statements import read
 
 
@@ -89,10 +89,10 @@ def test_only_a_text_that_adds_nothing_merges_offline(a, b, same):
     assert near_duplicate(a, b) is same
 
 
-def test_a_merged_text_never_keeps_a_sentence_the_kept_note_contradicts():
-    kept = "Ana no longer works at Farfetch. She lives in Porto."
-    merged = keep_both(kept, "Ana works at Farfetch as a designer. Ana has a cat named Miso.")
-    assert merged == "Ana no longer works at Farfetch. She lives in Porto. Ana has a cat named Miso."
+def test_a_merged_text_never_says_both_sides_the_newer_word_wins():
+    older = "Ana no longer works at Farfetch. She lives in Porto."
+    merged = merged_text(older, "Ana works at Farfetch as a designer. Ana has a cat named Miso.")
+    assert merged == "Ana works at Farfetch as a designer. She lives in Porto. Ana has a cat named Miso."
 
 
 @pytest.mark.parametrize(

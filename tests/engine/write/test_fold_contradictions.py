@@ -6,7 +6,7 @@ import pytest
 
 from engine.maintenance.runner import run_jobs
 from engine.reading.contradiction_rules import contradiction
-from engine.reading.sentences import keep_both
+from engine.reading.merged_text import merged_text
 from engine.write.pipeline import DUPLICATE, FOLDED, add_memory
 from memories.models import Note, Pair
 
@@ -69,9 +69,9 @@ def test_added_detail_is_not_a_contradiction(old, new):
     assert contradiction(old, new) is None
 
 
-def test_keep_both_keeps_each_distinct_fact_once():
+def test_a_merged_text_keeps_each_distinct_fact_once():
     a = "Alex enjoyed a wine bar in Neukölln."
-    assert keep_both(a, "Alex mentioned a wine bar in Neukölln. It is called Weinerei.") == (
+    assert merged_text(a, "Alex mentioned a wine bar in Neukölln. It is called Weinerei.") == (
         "Alex enjoyed a wine bar in Neukölln. It is called Weinerei."
     )
-    assert keep_both(a, a + " " + a) == a
+    assert merged_text(a, a + " " + a) == a

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.curation.merged_text import merged_text
+from engine.reading.merged_text import merged_text
 
 TRIP = "Sarah is planning a trip for their family."
 

@@ -1,4 +1,5 @@
-"""The text a reviewer's "same fact" writes: two notes that say one fact become one note.
+"""The text two notes that say one fact become: a reviewer's "same fact", the offline model's
+merges and the pending-merge job's fold all write it (one rule for a merged text).
 
 The older note's text comes first, each sentence once, with its line breaks; then each
 sentence of the newer note that says something the text does not say yet. A newer sentence
@@ -16,9 +17,10 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from engine.index.tokenize import STOP_WORDS, words
 from engine.reading.contradiction_rules import contradiction
 from engine.reading.sentences import REPORTING, sentences
+from engine.reading.statements import split_words
+from engine.reading.stop_words import NOT_CONTENT
 
 
 def _lines(text: str) -> list[list[str]]:
@@ -31,7 +33,9 @@ def _key(sentence: str) -> str:
 
 
 def _content(sentence: str) -> set[str]:
-    return {w for w in words(sentence) if w not in STOP_WORDS and w not in REPORTING}
+    return {
+        w for w in split_words(sentence) if w not in NOT_CONTENT and w not in REPORTING and any(c.isalnum() for c in w)
+    }
 
 
 def merged_text(older: str, newer: str) -> str:
