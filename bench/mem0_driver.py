@@ -18,27 +18,12 @@ import json
 import sys
 import time
 
-from mem0 import Memory, MemoryClient  # type: ignore[import-not-found]  # mem0ai lives in its own venv
+from mem0 import MemoryClient  # type: ignore[import-not-found]  # mem0ai lives in its own venv
+from mem0_memory import local_memory  # type: ignore[import-not-found]  # a sibling: this runs as a script
 
 job = json.load(sys.stdin)
 amem = MemoryClient(api_key=job["key"], host=job["url"] + "/mem0")
-local = Memory.from_config(
-    {
-        "vector_store": {
-            "provider": "qdrant",
-            "config": {"collection_name": "bench", "path": job["workdir"] + "/qdrant", "embedding_model_dims": 384},
-        },
-        "embedder": {
-            "provider": "openai",
-            "config": {"model": "all-MiniLM-L6-v2", "api_key": "bench", "openai_base_url": job["embed_url"]},
-        },
-        "llm": {
-            "provider": "openai",
-            "config": {"model": "fake", "api_key": "bench", "openai_base_url": job["llm_url"]},
-        },
-        "history_db_path": job["workdir"] + "/history.db",
-    }
-)
+local = local_memory(job["workdir"], job["embed_url"], job["llm_url"])
 times: dict[str, dict[str, list[float]]] = {"amem": {}, "mem0": {}}
 
 

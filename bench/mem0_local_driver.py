@@ -14,26 +14,10 @@ import json
 import sys
 import time
 
-from mem0 import Memory  # type: ignore[import-not-found]  # mem0ai lives in its own venv
+from mem0_memory import local_memory  # type: ignore[import-not-found]  # a sibling: this runs as a script
 
 config = json.loads(sys.stdin.readline())
-local = Memory.from_config(
-    {
-        "vector_store": {
-            "provider": "qdrant",
-            "config": {"collection_name": "bench", "path": config["workdir"] + "/qdrant", "embedding_model_dims": 384},
-        },
-        "embedder": {
-            "provider": "openai",
-            "config": {"model": "all-MiniLM-L6-v2", "api_key": "bench", "openai_base_url": config["embed_url"]},
-        },
-        "llm": {
-            "provider": "openai",
-            "config": {"model": "fake", "api_key": "bench", "openai_base_url": config["llm_url"]},
-        },
-        "history_db_path": config["workdir"] + "/history.db",
-    }
-)
+local = local_memory(config["workdir"], config["embed_url"], config["llm_url"])
 
 
 def answer(value: dict) -> None:
