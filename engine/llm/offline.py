@@ -176,6 +176,8 @@ class OfflineRules:
         # must never mix facts, and "similar" is not "the same" without reading comprehension.
         if not near_duplicate(a, b):
             return MergeDecision(should_merge=False)
+        # merged_text reads ``b`` as the later word, but a near duplicate adds nothing and contradicts
+        # nothing, so the text is ``a``'s whichever note a caller passes first.
         return MergeDecision(should_merge=True, merged=merged_text(a, b))
 
     def evolution_judge(self, old: str, new: str) -> Judgement:
