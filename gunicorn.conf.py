@@ -1,9 +1,11 @@
 """gunicorn settings for amem (`make run`, docs/deploy.md): `gunicorn -c gunicorn.conf.py amem_site.wsgi`.
 
-ONE worker process: the embedded Qdrant shard (qdrant-edge) is opened by exactly one process,
-the one serving the API; a second worker could not open it. Concurrency comes from threads
-(gthread): model calls and database waits release the GIL. Keep AMEM_DB_POOL_SIZE ≥ AMEM_THREADS
-on PostgreSQL so no thread waits for a connection (docs/configuration.md).
+One worker process by default (`AMEM_WEB_PROCESSES`): the embedded Qdrant shard (qdrant-edge) is
+opened by exactly one process, so with one worker that is the worker serving the API, and with
+more the master starts an index process that owns it and the workers ask it
+(amem_site/index_process.py). Concurrency within a worker comes from threads (gthread): model
+calls and database waits release the GIL. Keep AMEM_DB_POOL_SIZE ≥ AMEM_THREADS on PostgreSQL so
+no thread waits for a connection (docs/configuration.md).
 """
 
 import os
@@ -18,14 +20,21 @@ try:
     from amem_site.server_settings import check_server_settings
     from amem_site.startup import check_configuration
 
-    check_configuration()
     server = check_server_settings()
+    # Several web processes share the embedded index through a process that owns it
+    # (amem_site/index_process.py); its socket is chosen before settings.py reads it.
+    serve_index = server.processes > 1 and not os.environ.get("AMEM_QDRANT_URL", "").strip()
+    if serve_index:
+        from amem_site import index_process
+
+        index_process.prepare()
+    check_configuration()
 except ImproperlyConfigured as exc:
     print(f"amem: {exc}", file=sys.stderr)
     sys.exit(2)
 
 bind = server.bind
-workers = 1  # never more: see above
+workers = server.processes  # above 1: the index is served by a process of its own (see above)
 worker_class = "gthread"
 threads = server.threads
 # A worker process silent this long is restarted. With threads this is a liveness check, not a
@@ -85,12 +94,29 @@ def _say_ready(url: str) -> None:
         print(f"amem: ready on {url} (commands find it; writes are taken now)", file=sys.stderr, flush=True)
 
 
-def worker_exit(server, worker):
-    from django.conf import settings
+def on_starting(arbiter):
+    if serve_index:
+        from django.conf import settings
 
-    from amem_site import server_record
+        from amem_site import index_process
+
+        index_process.start(settings.AMEM_QDRANT_PATH)
+
+
+def worker_exit(server, worker):
     from engine.index_sync import outbox
 
     outbox.stop()  # its last round writes what it held in memory (the searches' heat counts)
 
+
+def on_exit(arbiter):
+    """After the workers have stopped: the record commands read goes, then the index process."""
+    from django.conf import settings
+
+    from amem_site import server_record
+
     server_record.remove(settings.AMEM_DATA_DIR)
+    if serve_index:
+        from amem_site import index_process
+
+        index_process.stop()

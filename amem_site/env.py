@@ -180,7 +180,7 @@ def env_folder(name: str, default: Path) -> Path:
 # Read outside settings.py: by gunicorn.conf.py (the server's own settings) and by the engine's
 # index layer (which may not import Django); settings.py checks them too. Tests and benchmarks
 # read their own AMEM_TEST_* / AMEM_BENCH_* variables.
-READ_ELSEWHERE = ("AMEM_BIND", "AMEM_THREADS", "AMEM_WORKER_TIMEOUT", "AMEM_ACCESS_LOG")
+READ_ELSEWHERE = ("AMEM_BIND", "AMEM_THREADS", "AMEM_WEB_PROCESSES", "AMEM_WORKER_TIMEOUT", "AMEM_ACCESS_LOG")
 OWN_PREFIXES = ("AMEM_LLM_", "AMEM_TEST_", "AMEM_BENCH_")
 # The developers' own switches (Makefile, tests/, tools/, one benchmark): not settings, not typos.
 DEVELOPER = (

@@ -1,4 +1,4 @@
-"""The web server's own variables (AMEM_BIND, AMEM_THREADS, AMEM_WORKER_TIMEOUT, AMEM_ACCESS_LOG, AMEM_LOG_LEVEL).
+"""The web server's own variables (AMEM_BIND, AMEM_THREADS, AMEM_WEB_PROCESSES, AMEM_WORKER_TIMEOUT, AMEM_ACCESS_LOG, AMEM_LOG_LEVEL).
 
 gunicorn.conf.py reads them; settings.py checks them too, so the worker and every command
 refuse the same values the server would (one rule, one place). Each problem is one line naming
@@ -23,6 +23,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 class ServerSettings:
     bind: str
     threads: int
+    processes: int
     timeout: int
     access_log: str | None
     log_level: str
@@ -58,6 +59,8 @@ def check_server_settings() -> ServerSettings:
     return ServerSettings(
         bind=_bind(env_str("AMEM_BIND", "127.0.0.1:8000")),
         threads=env_int("AMEM_THREADS", 8, minimum=1),
+        # Web processes; above 1 the embedded index is served by a process of its own (docs/deploy.md).
+        processes=env_int("AMEM_WEB_PROCESSES", 1, minimum=1),
         # A worker process silent this long is restarted: a liveness check (docs/deploy.md).
         timeout=env_int("AMEM_WORKER_TIMEOUT", 180, minimum=1),
         # Not env_str: blank is meaningful here (off), unset is stdout.

@@ -350,6 +350,10 @@ for _origin in AMEM_MCP_ALLOWED_ORIGINS:
 # "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
 # until the web process syncs them). Set by the Makefile / deployment per process.
 AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
+# Not for people to set: with AMEM_WEB_PROCESSES above 1 the server's master starts one index
+# process and hands its web processes these (amem_site/index_process.py, docs/deploy.md).
+AMEM_INDEX_SOCKET = env_str("AMEM_INDEX_SOCKET", "")
+AMEM_INDEX_KEY = env_str("AMEM_INDEX_KEY", "")
 
 
 def _cron(name: str, value: str) -> str:

@@ -101,10 +101,10 @@ def backend_pids(database: str) -> list[int]:
     return [row[0] for row in rows]
 
 
-def serving_pid(master: int) -> int:
-    """gunicorn's one worker: the master's child."""
+def serving_pids(master: int) -> list[int]:
+    """gunicorn's workers and, with AMEM_WEB_PROCESSES above 1, the index process: the master's children."""
     children = subprocess.run(["pgrep", "-P", str(master)], check=False, capture_output=True, text=True).stdout.split()
-    return int(children[0]) if children else master
+    return [int(pid) for pid in children] or [master]
 
 
 def main() -> int:
@@ -125,12 +125,14 @@ def main() -> int:
         print(f"PostgreSQL is not reachable at {PG_ADMIN_URL}", file=sys.stderr)
         return 2
 
+    server_env = dict(item.split("=", 1) for item in args.server_env)
+    processes = int(server_env.get("AMEM_WEB_PROCESSES", "1"))
     server = LiveServer(
         Path(tempfile.mkdtemp(prefix="amem-load-")),
         backend="postgres",
         threads=args.threads,
         pool_size=args.pool,
-        env_extra=dict(item.split("=", 1) for item in args.server_env),
+        env_extra=server_env,
     )
     try:
         server.prepare().start()
@@ -144,8 +146,8 @@ def main() -> int:
         sampler = ConnectionSampler(server.database)
         sampler.start()
         assert server.process is not None
-        worker = serving_pid(server.process.pid)
-        cpu_before = {pid: cpu_seconds(pid) for pid in [worker, *backend_pids(server.database)]}
+        serving = serving_pids(server.process.pid)
+        cpu_before = {pid: cpu_seconds(pid) for pid in [*serving, *backend_pids(server.database)]}
         end = time.monotonic() + args.seconds
 
         def client(n: int) -> None:
@@ -172,7 +174,7 @@ def main() -> int:
             list(pool.map(client, range(args.clients)))
         elapsed = time.monotonic() - started
         # Backends opened during the run count from 0; the sampler's own connection is another database.
-        server_cpu = cpu_seconds(worker) - cpu_before[worker]
+        server_cpu = sum(cpu_seconds(pid) - cpu_before[pid] for pid in serving)
         db_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in backend_pids(server.database))
         sampler.done.set()
         sampler.join()
@@ -182,6 +184,7 @@ def main() -> int:
             "clients": args.clients,
             "seconds": round(elapsed, 1),
             "threads": args.threads,
+            "processes": processes,
             "pool": args.pool,
             "mix": mix,
             "server_env": args.server_env,
@@ -205,6 +208,7 @@ def main() -> int:
         print(json.dumps(report, indent=2))
         if errors:
             print("first errors:", errors[:10], file=sys.stderr)
-        return 0 if not errors and report["max_connections_seen"] <= args.pool else 1
+        # Each web process has its own pool.
+        return 0 if not errors and report["max_connections_seen"] <= args.pool * processes else 1
     finally:
         server.drop()

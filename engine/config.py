@@ -73,6 +73,10 @@ class EngineConfig:
     qdrant_path: Path = Path("var/qdrant")
     collection: str = "amem_notes"
     process_role: str = "web"
+    # Set by the server for its web processes when several share the embedded index
+    # (AMEM_WEB_PROCESSES, amem_site/index_process.py): the index process's socket and key.
+    index_socket: str = ""
+    index_key: str = ""
 
     @classmethod
     def from_settings(cls) -> EngineConfig:
@@ -90,6 +94,8 @@ class EngineConfig:
             qdrant_path=Path(settings.AMEM_QDRANT_PATH),
             collection=settings.AMEM_QDRANT_COLLECTION,
             process_role=settings.AMEM_PROCESS_ROLE,
+            index_socket=settings.AMEM_INDEX_SOCKET,
+            index_key=settings.AMEM_INDEX_KEY,
         )
 
 

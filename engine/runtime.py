@@ -12,6 +12,7 @@ import threading
 from engine.config import get_config
 from engine.errors import ConfigError, IndexUnavailable
 from engine.index.embeddings import Embedder, get_embedder
+from engine.index.served import ServedStore
 from engine.index.store import ClientStore, EdgeStore, VectorStore
 from engine.index.tokenize import words
 from engine.llm.client import LLM, Recorder, build_llm
@@ -74,6 +75,8 @@ def store() -> VectorStore:
             emb = embedder()
             if cfg.qdrant_url:
                 _store = ClientStore(emb.model_name, emb.dimension, url=cfg.qdrant_url, api_key=cfg.qdrant_api_key)
+            elif cfg.index_socket:  # several web processes: the index process owns the shard
+                _store = ServedStore(cfg.index_socket, bytes.fromhex(cfg.index_key), emb.model_name, emb.dimension)
             else:
                 _store = EdgeStore(cfg.qdrant_path, emb.model_name, emb.dimension)
     return _store

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 
 import numpy as np
 import pytest
 
 from engine.errors import IndexMismatch
+from engine.index.served import IndexServer, ServedStore
 from engine.index.store import (
     ACTIVE,
     RETIRED,
@@ -43,15 +45,25 @@ def point(text: str, vector: np.ndarray, **payload) -> IndexPoint:
     return IndexPoint(str(uuid.uuid4()), vector, sparse, {**base, **payload})
 
 
-@pytest.fixture(params=["edge", "client"])
+@pytest.fixture(params=["edge", "client", "served"])
 def vs(request, tmp_path):
+    server = None
     if request.param == "edge":
         s = EdgeStore(tmp_path / "q", "test-model", DIM)
-    else:
+    elif request.param == "client":
         s = ClientStore("test-model", DIM, url=":memory:")
+    else:  # an index process's store, asked over its socket (here a thread of this process)
+        server = IndexServer(tmp_path / "q", str(tmp_path / "index.sock"), b"k" * 32)
+        server.bind()
+        serving = threading.Thread(target=server.serve_forever, daemon=True)
+        serving.start()
+        s = ServedStore(server.address, b"k" * 32, "test-model", DIM)
     s.ensure_collection(C)
     yield s
     s.close()
+    if server is not None:
+        server.stop()
+        serving.join(10)
 
 
 def test_dense_query_ranks_by_cosine_and_applies_the_filter(vs):
