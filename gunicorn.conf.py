@@ -29,6 +29,13 @@ try:
 
         index_process.prepare()
     check_configuration()
+    if server.processes > 1 and not os.environ.get("AMEM_CACHE_URL", "").strip():
+        # Said once, at start: the limit a key meets is no longer the one configured.
+        print(
+            f"amem: warning: {server.processes} web processes count rate limits each on their own "
+            "(a key may make up to that many times AMEM_API_RATE); set AMEM_CACHE_URL to share them",
+            file=sys.stderr,
+        )
 except ImproperlyConfigured as exc:
     print(f"amem: {exc}", file=sys.stderr)
     sys.exit(2)

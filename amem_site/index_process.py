@@ -35,8 +35,9 @@ STOP_WAIT_S = 20.0  # writing the shards down at 1M notes takes seconds, not thi
 
 class IndexProcess:
     def __init__(self) -> None:
-        # A folder only this user may enter (mkdtemp: 0700), short enough for a socket's path.
-        self.folder = Path(tempfile.mkdtemp(prefix="amem-index-"))
+        # A folder only this user may enter, made at start (a failed configuration check leaves
+        # nothing behind), short enough for a socket's path.
+        self.folder = Path(tempfile.gettempdir()) / f"amem-index-{secrets.token_hex(6)}"
         self.address = str(self.folder / "index.sock")
         self.key = secrets.token_hex(32)
         self._proc: subprocess.Popen | None = None
@@ -49,6 +50,7 @@ class IndexProcess:
 
     def start(self, root: Path) -> None:
         self._root = Path(root)
+        self.folder.mkdir(mode=0o700)
         self._spawn()
         self._supervisor = threading.Thread(target=self._supervise, name="amem-index-supervisor", daemon=True)
         self._supervisor.start()

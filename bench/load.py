@@ -7,7 +7,8 @@ Run by hand (docs/benchmarks.md has the figures):
     .venv/bin/python -m bench load --mix search=75,write=25  # the first round's mix
     .venv/bin/python -m bench load --server-env AMEM_THREADS=16   # a server setting, A/B
 
-It starts its own server (testsupport/live_server.py: a fresh PostgreSQL database and data dir,
+It starts its own server (testsupport/live_server.py: a fresh PostgreSQL database, or with
+--backend sqlite the SQLite file `make run` uses, and a data dir,
 gunicorn with gunicorn.conf.py on a free 127.0.0.1 port, the offline LLM), loads --seed
 notes, then runs the clients for --seconds: each request is a search (--search-share) or a
 request kind drawn by --mix: ``search`` (POST /memories/search), ``episodic`` (POST
@@ -116,12 +117,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=300, help="notes stored before the run")
     parser.add_argument("--mix", default="search=70,episodic=20,recall=10", help="request kinds and their weights")
     parser.add_argument("--server-env", nargs="*", default=[], help="KEY=VALUE settings for the server")
+    parser.add_argument(
+        "--backend",
+        choices=("postgres", "sqlite"),
+        default="postgres",
+        help="the server's database (sqlite: make run's)",
+    )
     args = parser.parse_args()
     mix = {kind: float(weight) for kind, _, weight in (item.partition("=") for item in args.mix.split(","))}
     unknown = set(mix) - set(REQUESTS)
     if unknown:
         parser.error(f"--mix: unknown kind(s) {', '.join(sorted(unknown))}; known: {', '.join(REQUESTS)}")
-    if not postgres_available():
+    postgres = args.backend == "postgres"
+    if postgres and not postgres_available():
         print(f"PostgreSQL is not reachable at {PG_ADMIN_URL}", file=sys.stderr)
         return 2
 
@@ -129,7 +137,7 @@ def main() -> int:
     processes = int(server_env.get("AMEM_WEB_PROCESSES", "1"))
     server = LiveServer(
         Path(tempfile.mkdtemp(prefix="amem-load-")),
-        backend="postgres",
+        backend=args.backend,
         threads=args.threads,
         pool_size=args.pool,
         env_extra=server_env,
@@ -144,10 +152,12 @@ def main() -> int:
         errors: list[str] = []
         lock = threading.Lock()
         sampler = ConnectionSampler(server.database)
-        sampler.start()
+        if postgres:
+            sampler.start()
         assert server.process is not None
         serving = serving_pids(server.process.pid)
-        cpu_before = {pid: cpu_seconds(pid) for pid in [*serving, *backend_pids(server.database)]}
+        backends = backend_pids(server.database) if postgres else []
+        cpu_before = {pid: cpu_seconds(pid) for pid in [*serving, *backends]}
         end = time.monotonic() + args.seconds
 
         def client(n: int) -> None:
@@ -175,9 +185,11 @@ def main() -> int:
         elapsed = time.monotonic() - started
         # Backends opened during the run count from 0; the sampler's own connection is another database.
         server_cpu = sum(cpu_seconds(pid) - cpu_before[pid] for pid in serving)
-        db_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in backend_pids(server.database))
+        backends = backend_pids(server.database) if postgres else []
+        db_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in backends)
         sampler.done.set()
-        sampler.join()
+        if postgres:
+            sampler.join()
 
         total = sum(len(v) for v in latencies.values())
         report = {
@@ -188,6 +200,7 @@ def main() -> int:
             "pool": args.pool,
             "mix": mix,
             "server_env": args.server_env,
+            "backend": args.backend,
             "load": [round(x, 2) for x in os.getloadavg()],
             "requests": total,
             "errors": len(errors),

@@ -48,6 +48,10 @@ def test_two_web_processes_answer_from_one_index_survive_its_crash_and_stop_clea
         index = [pid for pid, cmd in kids.items() if "engine.index.served" in cmd]
         workers = [pid for pid, cmd in kids.items() if "gunicorn" in cmd]
         assert len(index) == 1 and len(workers) == 2, kids
+        socket_folder = Path(kids[index[0]].split()[-1]).parent
+        assert oct(socket_folder.stat().st_mode & 0o777) == "0o700"
+        # Each process counts rate limits on its own without AMEM_CACHE_URL: said at start.
+        assert "count rate limits each on their own" in server.read_log()
 
         # Each note written is found by the very next search, whichever process takes either.
         texts = [f"Locker {i} at the swimming pool holds a blue towel and goggles" for i in range(16)]
@@ -83,6 +87,7 @@ def test_two_web_processes_answer_from_one_index_survive_its_crash_and_stop_clea
         assert server.call("POST", "/api/v1/memories", {"text": "The last note before the stop"}).status == 201
         server.stop()
         assert not any(Path(f"/proc/{pid}").exists() for pid in restarted)
+        assert not socket_folder.exists()
         server.start()
         assert found(server, "The last note before the stop") and found(server, texts[0])
     finally:
