@@ -18,7 +18,7 @@ Meanwhile it samples pg_stat_activity for the server's database every 0.2 s.
 
 Reports: requests, errors (any non-2xx or transport failure), req/s, p50/p95/max latency per
 kind, the most connections the server held against AMEM_DB_POOL_SIZE, and the CPU time per
-request of the serving process and of the database's backends (from /proc, Linux): on a shared
+request of the serving processes (and of the index process among them) and of the database's backends (from /proc, Linux): on a shared
 machine req/s follows the load, the CPU a request costs much less. Exits 1 on any
 error or if the connections ever exceeded the pool.
 """
@@ -108,6 +108,13 @@ def serving_pids(master: int) -> list[int]:
     return [int(pid) for pid in children] or [master]
 
 
+def is_index_process(pid: int) -> bool:
+    try:
+        return b"engine.index.served" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=16)
@@ -185,6 +192,7 @@ def main() -> int:
         elapsed = time.monotonic() - started
         # Backends opened during the run count from 0; the sampler's own connection is another database.
         server_cpu = sum(cpu_seconds(pid) - cpu_before[pid] for pid in serving)
+        index_cpu = sum(cpu_seconds(pid) - cpu_before[pid] for pid in serving if is_index_process(pid))
         backends = backend_pids(server.database) if postgres else []
         db_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in backends)
         sampler.done.set()
@@ -209,6 +217,8 @@ def main() -> int:
             "connection_samples": len(sampler.samples),
             "server_cpu_ms_per_request": round(1000 * server_cpu / max(total, 1), 2),
             "db_cpu_ms_per_request": round(1000 * db_cpu / max(total, 1), 2),
+            # Of the server's: the index process's (AMEM_WEB_PROCESSES above 1), 0 otherwise.
+            "index_cpu_ms_per_request": round(1000 * index_cpu / max(total, 1), 2),
         }
         for kind, values in latencies.items():
             report[kind] = {
