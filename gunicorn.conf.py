@@ -86,7 +86,7 @@ def post_worker_init(worker):
     for sock in worker.sockets:
         address = sock.getsockname()
         if isinstance(address, tuple):
-            url = server_record.write(settings.AMEM_DATA_DIR, address[0], address[1])
+            url = server_record.write(settings.AMEM_DATA_DIR, address[0], address[1], worker.ppid)
             threading.Thread(target=_say_ready, args=(url,), name="amem-ready", daemon=True).start()
             break
 

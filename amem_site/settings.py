@@ -354,6 +354,12 @@ AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 # process and hands its web processes these (amem_site/index_process.py, docs/deploy.md).
 AMEM_INDEX_SOCKET = env_str("AMEM_INDEX_SOCKET", "")
 AMEM_INDEX_KEY = env_str("AMEM_INDEX_KEY", "")
+if AMEM_INDEX_SOCKET and not os.path.isabs(AMEM_INDEX_SOCKET):
+    raise ImproperlyConfigured(f"AMEM_INDEX_SOCKET={AMEM_INDEX_SOCKET!r} is not a socket's absolute path")
+if AMEM_INDEX_SOCKET and not re.fullmatch(r"[0-9a-f]{64}", AMEM_INDEX_KEY):
+    raise ImproperlyConfigured("AMEM_INDEX_KEY is not the 64 hex digits the server's master hands its processes")
+if AMEM_INDEX_KEY and not AMEM_INDEX_SOCKET:
+    raise ImproperlyConfigured("AMEM_INDEX_KEY is set without AMEM_INDEX_SOCKET (both are set by the server's master)")
 
 
 def _cron(name: str, value: str) -> str:
