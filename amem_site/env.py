@@ -189,7 +189,6 @@ DEVELOPER = (
     "AMEM_LOCAL_LLM_HOME",
     "AMEM_REVIEW_MEASURE",
     "AMEM_FUZZ_EXAMPLES",
-    "AMEM_GIL_SWITCH_MS",
 )
 _warned: set[str] = set()
 
