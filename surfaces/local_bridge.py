@@ -35,10 +35,20 @@ def local_token() -> str:
         return path.read_text().strip()
     except FileNotFoundError:
         pass
+    # Written whole under a name of this process's own, then linked into place: with several web
+    # processes (AMEM_WEB_PROCESSES) two may make it at once, and the one that comes second must
+    # read the first one's token, whole, rather than fail or read an empty file.
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    draft = path.with_name(f".{TOKEN_FILE}.{os.getpid()}")
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(token)
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        token = path.read_text().strip()
+    finally:
+        draft.unlink()
     return token
 
 

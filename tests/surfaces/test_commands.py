@@ -163,3 +163,26 @@ def test_add_goes_through_the_server_when_it_owns_the_index(
     monkeypatch.setattr("engine.write.pipeline.add_memory", locked)
     note_id = run("amem_add", "--agent", "alice", "The compost bin is emptied every second Friday.").strip()
     assert Note.objects.get(pk=note_id).content == "The compost bin is emptied every second Friday."
+
+
+def test_the_local_token_is_made_once_whole_and_a_second_maker_reads_the_first(settings, tmp_path, monkeypatch):
+    # With several web processes two may make the token at once: the second must take the first's.
+    import os
+
+    from surfaces import local_bridge
+
+    settings.AMEM_DATA_DIR = tmp_path
+    made = local_bridge.local_token()
+    assert local_bridge.local_token() == made
+    assert oct((tmp_path / "local.token").stat().st_mode & 0o777) == "0o600"
+    (tmp_path / "local.token").unlink()
+
+    real_link = os.link
+
+    def another_process_first(source, target):
+        (tmp_path / "local.token").write_text("the first process's token")
+        real_link(source, target)
+
+    monkeypatch.setattr(local_bridge.os, "link", another_process_first)
+    assert local_bridge.local_token() == "the first process's token"
+    assert [p.name for p in tmp_path.iterdir()] == ["local.token"]  # no draft left behind
