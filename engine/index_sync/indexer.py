@@ -133,19 +133,29 @@ def apply(notes: list[Note], store: VectorStore | None = None) -> None:
 
 @locking.retry_on_conflict
 def clear_marks(notes: list[Note]) -> None:
-    """Mark these notes indexed, where nobody changed them since they were read.
+    """Mark these notes indexed, where nobody changed them since they were read; mark the others
+    dirty again.
 
     Only rows free right now, in id order (engine/locking.py): a note a write holds is
     changing anyway and stays dirty for the next round, and the drainer and a request
     that clear overlapping notes never wait on each other in opposite orders.
+
+    A note changed since it was read may already have been indexed, and cleared, at its new
+    revision (the writing request indexes its own notes): this round's upsert has just written
+    the older text over it, so the note goes back to the outbox and the next round writes the
+    current one.
     """
     indexed = {note.pk: note.revision for note in notes}
     now = timezone.now()
     with transaction.atomic():
         free = locking.free_rows(Note.objects.filter(pk__in=list(indexed))).values_list("pk", "revision")
-        unchanged = [pk for pk, revision in free if indexed[pk] == revision]
+        unchanged, moved_on = [], []
+        for pk, revision in free:
+            (unchanged if indexed[pk] == revision else moved_on).append(pk)
         if unchanged:
             Note.objects.filter(pk__in=unchanged).update(index_dirty=False, indexed_at=now)
+        if moved_on:
+            Note.objects.filter(pk__in=moved_on, index_dirty=False).update(index_dirty=True)
 
 
 def sync_notes(note_ids: Iterable) -> SyncResult:

@@ -59,6 +59,27 @@ def test_a_change_during_sync_keeps_the_note_dirty(alice, store):
     assert not n.index_dirty
 
 
+def test_a_late_round_with_an_older_revision_sends_the_note_back_to_the_outbox(alice, store):
+    n = add_episodic("The boat is moored at pier seven.", alice)
+    indexer.sync_dirty()
+    stale = Note.objects.get(pk=n.pk)  # a drainer round reads the note …
+    # … meanwhile a request changes it and indexes its own new revision, clearing the mark
+    n.content = "The boat is moored at the harbour wall."
+    n.embedding = None
+    n.mark_dirty()
+    n.save()
+    indexer.sync_notes([n.pk])
+    n.refresh_from_db()
+    assert not n.index_dirty
+    indexer.apply([stale])  # the late round writes the older text over the new one
+    n.refresh_from_db()
+    assert n.index_dirty, "the index holds an older revision than the row: it must be written again"
+    indexer.sync_dirty()
+    n.refresh_from_db()
+    assert not n.index_dirty
+    assert search("harbour wall", alice)[0].note == n
+
+
 def test_a_search_leaves_dirty_notes_to_the_drainer(alice, store, drain, django_capture_on_commit_callbacks):
     add_episodic("Indexed by the drainer, not by a read.", alice)  # its after-commit hook never runs here
     assert Note.objects.dirty().count() == 1
