@@ -13,6 +13,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db import transaction
@@ -149,7 +150,8 @@ def clear_marks(notes: list[Note]) -> None:
     now = timezone.now()
     with transaction.atomic():
         free = locking.free_rows(Note.objects.filter(pk__in=list(indexed))).values_list("pk", "revision")
-        unchanged, moved_on = [], []
+        unchanged: list[Any] = []
+        moved_on: list[Any] = []
         for pk, revision in free:
             (unchanged if indexed[pk] == revision else moved_on).append(pk)
         if unchanged:
