@@ -23,13 +23,16 @@ try:
     server = check_server_settings()
     # Several web processes share the embedded index through a process that owns it
     # (amem_site/index_process.py); its socket is chosen before settings.py reads it.
-    serve_index = server.processes > 1 and not os.environ.get("AMEM_QDRANT_URL", "").strip()
-    if serve_index:
+    if server.processes > 1:
         from amem_site import index_process
 
         index_process.prepare()
     check_configuration()
-    if server.processes > 1 and not os.environ.get("AMEM_CACHE_URL", "").strip():
+    from django.conf import settings
+
+    # With a Qdrant server every process opens the index itself (engine/runtime.py prefers it).
+    serve_index = server.processes > 1 and not settings.AMEM_QDRANT_URL
+    if server.processes > 1 and not settings.AMEM_CACHE_URL:
         # Said once, at start: the limit a key meets is no longer the one configured.
         print(
             f"amem: warning: {server.processes} web processes count rate limits each on their own "

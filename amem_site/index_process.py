@@ -81,10 +81,6 @@ class IndexProcess:
                 return
             self._spawn()
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
-
     def stop(self) -> None:
         self._stopping.set()
         proc = self._proc

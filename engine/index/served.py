@@ -11,7 +11,8 @@ connection, and every web process uses ``ServedStore``, a ``VectorStore`` whose 
 
 The socket is authenticated (multiprocessing's HMAC handshake, the key in ``AMEM_INDEX_KEY``)
 and lives in a folder only its user may enter. Each thread of a client keeps one connection, so
-a search is one round trip per call (about 0.1 ms). An index process that does not answer is an
+a search makes one round trip per index call (the index process's CPU, the legs included, was
+1.4–1.7 ms a search under load: docs/benchmarks.md). An index process that does not answer is an
 ``IndexUnavailable`` (503), as a Qdrant server that does not answer is; a write has committed
 by then and stays dirty for the drainer, as always.
 

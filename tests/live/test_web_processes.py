@@ -8,6 +8,7 @@ running and the index whole for the next start.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -42,13 +43,18 @@ def test_two_web_processes_answer_from_one_index_survive_its_crash_and_stop_clea
     server = start_server(tmp_path_factory, suite_backend(), env_extra={"AMEM_WEB_PROCESSES": "2"})
     try:
         assert server.process is not None
-        deadline = time.monotonic() + 60  # /healthz answers once the first worker is up
-        while len(kids := children(server.process.pid)) < 3 and time.monotonic() < deadline:
+        # /healthz answers once the first worker is up: wait until both say they take writes.
+        log = server.data_dir / "server.log"
+        deadline = time.monotonic() + 120
+        while log.read_text(errors="replace").count("amem: ready on") < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
+        kids = children(server.process.pid)
         index = [pid for pid, cmd in kids.items() if "engine.index.served" in cmd]
         workers = [pid for pid, cmd in kids.items() if "gunicorn" in cmd]
         assert len(index) == 1 and len(workers) == 2, kids
         socket_folder = Path(kids[index[0]].split()[-1]).parent
+        # Commands find the server by its master, whichever worker wrote the record.
+        assert json.loads((server.data_dir / "server.json").read_text())["pid"] == server.process.pid
         assert oct(socket_folder.stat().st_mode & 0o777) == "0o700"
         # Each process counts rate limits on its own without AMEM_CACHE_URL: said at start.
         assert "count rate limits each on their own" in server.read_log()
