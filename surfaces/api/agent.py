@@ -54,6 +54,7 @@ from surfaces.api.schemas import (
     TurnsIn,
     TurnsOut,
     WriteQuery,
+    search_answer,
 )
 from surfaces.api.throttles import KeyRateThrottle
 
@@ -153,7 +154,7 @@ def search_memories(request: HttpRequest, body: SearchIn):
         topics_filter=body.topics_filter,
         explain=body.explain,
     )
-    return {"results": results}
+    return search_answer(results)
 
 
 @router.get("/memories/count", response=CountOut)

@@ -12,7 +12,7 @@ from ninja.security import HttpBearer
 
 from engine.retrieval.search import search
 from engine.write.pipeline import add_memory, resolve_agent
-from surfaces.api.schemas import SearchOut, Text
+from surfaces.api.schemas import SearchOut, Text, search_answer
 from surfaces.local_bridge import token_matches
 
 
@@ -43,7 +43,7 @@ class AddIn(Schema):
 @router.post("/search", response=SearchOut, exclude_none=True, include_in_schema=False)
 def local_search(request, body: LocalSearchIn):
     """The agent API's search answer (surfaces/api/schemas.py HitOut), for manage.py amem_search."""
-    return {"results": search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject)}
+    return search_answer(search(body.query, resolve_agent(body.agent), limit=body.limit, subject=body.subject))
 
 
 @router.post("/add", include_in_schema=False)

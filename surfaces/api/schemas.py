@@ -18,6 +18,7 @@ from ninja.pagination import PaginationBase
 from pydantic import (
     AfterValidator,
     AwareDatetime,
+    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -182,8 +183,9 @@ class CountOut(Schema):
     count: int
 
 
-class NoteFieldsOut(Schema):
-    """The fields every note in an answer carries, read from the Note (docs/api.md)."""
+class NoteFields(BaseModel):
+    """The fields every note in an answer carries (docs/api.md): read from the Note by ninja's
+    resolvers (NoteFieldsOut), or handed over as a dict where a search answers (HitOut)."""
 
     id: str
     content: str
@@ -198,31 +200,28 @@ class NoteFieldsOut(Schema):
     scope: Scope
     created_at: dt.datetime
 
+
+class NoteFieldsOut(NoteFields, Schema):
+    """A note's fields, read from the Note."""
+
     @staticmethod
     def resolve_id(note: Note) -> str:
         return str(note.pk)
 
     @staticmethod
     def resolve_scope(note: Note) -> str:
-        return "shared" if note.agent_id == SHARED_AGENT else "private"
+        return scope_of(note)
 
 
-class _FoundNote:
-    """A search result read as one flat note: how it was found (via, similarity …), else its note's fields."""
-
-    def __init__(self, result: Result) -> None:
-        self._result = result
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "explain":
-            return self._result.explain or None  # empty unless asked: left out of the answer
-        try:
-            return getattr(self._result, name)
-        except AttributeError:
-            return getattr(self._result.note, name)
+def scope_of(note: Note) -> str:
+    return "shared" if note.agent_id == SHARED_AGENT else "private"
 
 
-class SurroundingOut(Schema):
+# A search's answer is plain pydantic models validated from dicts (``search_answer``), not ninja
+# Schemas read through resolvers: ninja wraps every object it validates in a getter that resolves
+# each field in Python, which cost a loaded web process about 14 % of its CPU a search (py-spy, 16
+# clients; docs/benchmarks.md, "Less Python a search"). The JSON is the same.
+class SurroundingOut(BaseModel):
     """A turn around a match in its conversation (engine/retrieval/surrounding.py)."""
 
     id: str
@@ -232,24 +231,8 @@ class SurroundingOut(Schema):
     sources: list[str]
     created_at: dt.datetime
 
-    @staticmethod
-    def resolve_id(turn) -> str:
-        return str(turn.note.pk)
 
-    @staticmethod
-    def resolve_content(turn) -> str:
-        return turn.note.content
-
-    @staticmethod
-    def resolve_sources(turn) -> list[str]:
-        return turn.note.sources
-
-    @staticmethod
-    def resolve_created_at(turn) -> dt.datetime:
-        return turn.note.created_at
-
-
-class HitOut(NoteFieldsOut):
+class HitOut(NoteFields):
     """A search result: its note's fields, then how it was found (engine/retrieval/search.py: Result)."""
 
     via: Literal["match", "link"]
@@ -263,12 +246,48 @@ class HitOut(NoteFieldsOut):
     explain: dict | None = None  # present only when asked
 
 
-class SearchOut(Schema):
+class SearchOut(BaseModel):
     results: list[HitOut]
 
-    @staticmethod
-    def resolve_results(answer: dict) -> list[_FoundNote]:
-        return [_FoundNote(result) for result in answer["results"]]
+
+def search_answer(results: list[Result]) -> dict:
+    """What a search answers, as SearchOut validates it: each result's note fields, then how it was found."""
+    return {"results": [_hit(result) for result in results]}
+
+
+def _hit(result: Result) -> dict:
+    note = result.note
+    return {
+        "id": str(note.pk),
+        "content": note.content,
+        "category": note.category,
+        "note_type": note.note_type,
+        "keywords": note.keywords,
+        "tags": note.tags,
+        "topics": note.topics,
+        "context": note.context,
+        "subjects": note.subjects,
+        "sources": note.sources,
+        "scope": scope_of(note),
+        "created_at": note.created_at,
+        "via": result.via,
+        "similarity": result.similarity,
+        "score": result.score,
+        "rrf": result.rrf,
+        "relevance": result.relevance,
+        "surrounding": [
+            {
+                "id": str(turn.note.pk),
+                "content": turn.note.content,
+                "position": turn.position,
+                "distance": turn.distance,
+                "sources": turn.note.sources,
+                "created_at": turn.note.created_at,
+            }
+            for turn in result.surrounding
+        ],
+        "explain": result.explain or None,  # empty unless asked: left out of the answer
+    }
 
 
 class NoteOut(NoteFieldsOut):

@@ -43,12 +43,14 @@ class Command(AmemCommand):
 
     def _search_here(self, payload: dict) -> list[dict]:
         from engine.retrieval.search import search  # imported here: loading it loads the model's stack
-        from surfaces.api.schemas import SearchOut
+        from surfaces.api.schemas import SearchOut, search_answer
 
         try:
             results = search(
                 payload["query"], self.agent(payload["agent"]), limit=payload["limit"], subject=payload["subject"]
             )
-            return SearchOut.from_orm({"results": results}).model_dump(mode="json", exclude_none=True)["results"]
+            return SearchOut.model_validate(search_answer(results)).model_dump(mode="json", exclude_none=True)[
+                "results"
+            ]
         except IndexLocked as locked:
             return call_server("search", payload, locked=locked)["results"]
