@@ -116,7 +116,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # pages of the file (engine/erasure.py).
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON",
     }
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Each serving thread keeps its connection (a minute, as dj_database_url sets): opening one and
+    # running the three PRAGMAs above on every request cost a loaded web process about a sixth of
+    # its searches (docs/benchmarks.md, "Less Python a search"). The threads are gunicorn's fixed
+    # pool, so the connections are bounded by AMEM_WEB_PROCESSES × AMEM_THREADS.
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A bounded pool (psycopg_pool, Django 5.2) instead of a connection per thread kept for
     # CONN_MAX_AGE: the server never holds more than AMEM_DB_POOL_SIZE connections, however many
