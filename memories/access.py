@@ -123,9 +123,9 @@ def readable_sql(agent: Agent) -> tuple[str, list]:
 
 def _by_id(ids) -> tuple[list[str], str, list]:
     """``ids`` as canonical strings (the caller's order), and a ``WHERE`` on them with its parameters."""
-    parsed = {str(u): u for u in (i if isinstance(i, uuid.UUID) else uuid.UUID(str(i)) for i in ids)}
-    params = [raw_rows.as_key(Note, u) for u in parsed.values()]
-    return list(parsed), f"id IN ({raw_rows.placeholders(params)})", params
+    keys = raw_rows.uuid_keys(ids)
+    params = list(keys.values())
+    return list(keys), f"id IN ({raw_rows.placeholders(params)})", params
 
 
 def visible_notes(agent: Agent, ids, *, subject: str | None = None, only: tuple[str, ...] = ()) -> list[Note]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
@@ -76,6 +77,25 @@ def _columns(model: type[models.Model], names: tuple[str, ...]) -> tuple[str, li
 def as_key(model: type[models.Model], value: object, alias: str = "default") -> object:
     """A primary key in the database's own form (a query parameter)."""
     return model._meta.pk.get_db_prep_value(value, connections[alias])
+
+
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def uuid_keys(values: Iterable[object], alias: str = "default") -> dict[str, object]:
+    """Each UUID (a ``uuid.UUID``, or text ``uuid.UUID`` reads; ValueError otherwise) by its canonical
+    text, in the database's own form: a query parameter, and what a row returns (32 hex digits on
+    SQLite, a UUID on PostgreSQL). ``as_key`` for many ids at once: a search turns about 200 ids
+    into keys, and ``uuid.UUID`` plus the field's conversion cost 13 µs an id, a tenth of a loaded
+    search's CPU; canonical text is only checked and stripped of its dashes."""
+    native = connections[alias].features.has_native_uuid_field
+    out: dict[str, object] = {}
+    for value in values:
+        text = str(value)
+        if not isinstance(value, uuid.UUID) and not _CANONICAL_UUID.fullmatch(text):
+            text = str(uuid.UUID(text))
+        out[text] = uuid.UUID(text) if native else text.replace("-", "")
+    return out
 
 
 def select(

@@ -48,5 +48,5 @@ def read_whole(picked: list[Candidate]) -> list[Note]:
     """The chosen candidates as whole notes, those still active (one read; the order is the database's)."""
     if not picked:
         return []
-    keys = [raw_rows.as_key(Note, n.pk) for n in picked]
+    keys = list(raw_rows.uuid_keys(n.pk for n in picked).values())
     return raw_rows.instances(Note, None, f"id IN ({raw_rows.placeholders(keys)}) AND is_active", keys)

@@ -14,7 +14,6 @@ out-of-subject note.
 from __future__ import annotations
 
 import math
-import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,7 +62,7 @@ def targets_of(rows: Sequence[LinkRow], sources: Sequence[str]) -> dict[str, lis
 def _as_ids(ids: Sequence[str]) -> dict[object, str]:
     """Each of ``ids`` (``str(UUID)``) keyed by the database's form of it (a query parameter, and what
     a row returns: 32 hex digits on SQLite, a UUID on PostgreSQL)."""
-    return {raw_rows.as_key(Note, uuid.UUID(i)): i for i in ids}
+    return {key: text for text, key in raw_rows.uuid_keys(ids).items()}
 
 
 def _named(as_id: dict[object, str]) -> Callable[[object], str]:

@@ -91,3 +91,14 @@ def test_visible_notes_and_rows_keep_the_access_rules(alice, bob, make_agent):
     assert [n.pk for n in access.visible_notes(alice, ids, subject="sam")] == [granted.pk]  # a world fact
     assert [n.pk for n in access.visible_notes(vault, ids)] == [walled.pk]
     assert access.visible_notes(alice, []) == [] and access.visible_rows(alice, [], ("content",)) == []
+
+
+def test_uuid_keys_are_the_keys_the_field_makes_whatever_form_the_id_comes_in(alice):
+    note = full_note(alice.id)
+    forms = [note.pk, str(note.pk), str(note.pk).upper(), note.pk.hex, f"{{{note.pk}}}"]
+    keys = raw_rows.uuid_keys(forms)
+    assert keys == {str(note.pk): raw_rows.as_key(Note, note.pk)}  # one id, in the database's form
+    ((found,),) = raw_rows.select(Note, ("content",), "id IN (%s)", list(keys.values()))
+    assert found == note.content
+    with pytest.raises(ValueError):
+        raw_rows.uuid_keys([str(note.pk)[:-1] + "g"])
