@@ -142,8 +142,9 @@ def visible_notes(agent: Agent, ids, *, subject: str | None = None, only: tuple[
 
 
 def visible_rows(agent: Agent, ids, fields: tuple[str, ...], *, subject: str | None = None) -> list[dict]:
-    """``visible_notes`` as rows of ``fields`` (and ``pk``): the same rules, no model instances,
-    for a caller that reads many notes and few fields of each (a search's candidates)."""
+    """``visible_notes`` as rows of ``fields`` (and ``pk``, and ``key``: ``str(pk)``): the same rules,
+    no model instances, for a caller that reads many notes and few fields of each (a search's
+    candidates)."""
     keys, where, params = _by_id(ids)
     if not keys:
         return []
@@ -155,7 +156,8 @@ def visible_rows(agent: Agent, ids, fields: tuple[str, ...], *, subject: str | N
         if _readable(agent.id, row["is_active"], row["owner"], row["readers"]) and _subject_ok(
             row["subjects"], subject
         ):
-            rows[str(row["pk"])] = row
+            row["key"] = str(row["pk"])
+            rows[row["key"]] = row
     return [rows[i] for i in keys if i in rows]
 
 

@@ -41,7 +41,7 @@ class Candidate:
 def visible_candidates(agent: Agent, ids: list[str], *, subject: str | None) -> list[Candidate]:
     """The notes ``ids`` that ``agent`` may read, in that order, as candidates."""
     rows = access.visible_rows(agent, ids, FIELDS, subject=subject)
-    return [Candidate(str(row["pk"]), row["pk"], *(row[f] for f in FIELDS)) for row in rows]
+    return [Candidate(row["key"], row["pk"], *(row[f] for f in FIELDS)) for row in rows]
 
 
 def read_whole(picked: list[Candidate]) -> list[Note]:
