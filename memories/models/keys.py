@@ -70,7 +70,7 @@ class BearerKey(models.Model):
         ORM the query's compiling cost more than the database's answer (docs/benchmarks.md, "Less
         Python a search")."""
         owner_field = cast(models.ForeignKey, cls._meta.get_field(cls.OWNER))
-        owner_model = cast(type[models.Model], owner_field.related_model)
+        owner_model = owner_field.related_model
         quote = connections["default"].ops.quote_name
         owners = (
             f"SELECT {quote(str(owner_model._meta.pk.column))} FROM {quote(owner_model._meta.db_table)} WHERE is_active"
