@@ -95,6 +95,9 @@ check_server_settings()
 AMEM_WORKER_STOP_SECONDS = env_float("AMEM_WORKER_STOP_SECONDS", 8.0, low=0.5, high=600)
 
 # --- Database ----------------------------------------------------------------
+# "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
+# until the web process syncs them). Set by the Makefile / deployment per process.
+AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 _database_url = env_str("DATABASE_URL", f"sqlite:///{AMEM_DATA_DIR / 'amem.sqlite3'}")
 try:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
@@ -119,7 +122,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Each serving thread keeps its connection (a minute, as dj_database_url sets): opening one and
     # running the three PRAGMAs above on every request cost a loaded web process about a sixth of
     # its searches (docs/benchmarks.md, "Less Python a search"). The threads are gunicorn's fixed
-    # pool, so the connections are bounded by AMEM_WEB_PROCESSES × AMEM_THREADS.
+    # pool, so the connections are bounded by AMEM_WEB_PROCESSES × AMEM_THREADS. Not the worker:
+    # django-q2 forks its processes from one that has used the database, and an SQLite
+    # connection must not cross a fork.
+    if AMEM_PROCESS_ROLE == "worker":
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # A bounded pool (psycopg_pool, Django 5.2) instead of a connection per thread kept for
     # CONN_MAX_AGE: the server never holds more than AMEM_DB_POOL_SIZE connections, however many
@@ -350,9 +357,6 @@ for _origin in AMEM_MCP_ALLOWED_ORIGINS:
         raise ImproperlyConfigured(
             f"AMEM_MCP_ALLOWED_ORIGINS: {_origin!r} is not an origin: scheme://host[:port], no path"
         )
-# "web" owns the embedded index; a "worker" never opens it (its writes stay dirty
-# until the web process syncs them). Set by the Makefile / deployment per process.
-AMEM_PROCESS_ROLE = env_choice("AMEM_PROCESS_ROLE", "web", ("web", "worker"))
 # Not for people to set: with AMEM_WEB_PROCESSES above 1 the server's master starts one index
 # process and hands its web processes these (amem_site/index_process.py, docs/deploy.md).
 AMEM_INDEX_SOCKET = env_str("AMEM_INDEX_SOCKET", "")
