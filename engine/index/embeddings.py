@@ -146,9 +146,6 @@ class SentenceTransformerEmbedder(Embedder):
         # A verified graph embeds everything: PyTorch is loaded only to export and verify one.
         if not self.start_fast():
             self._load()
-        # And the 8-bit query graph, so that no search waits for it: the first search of a process
-        # loaded it (and on a new machine quantized the model, seconds of CPU under the first load).
-        self._query_encoder()
 
     def start_fast(self) -> bool:
         """Serve every encode through ONNX Runtime without importing PyTorch, when an earlier start

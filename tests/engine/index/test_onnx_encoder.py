@@ -157,11 +157,3 @@ def test_amem_query_int8_0_embeds_queries_as_documents(embedder, monkeypatch):
     assert np.array_equal(embedder.encode_queries(query), embedder.encode(query))
     assert embedder._query_onnx is None
 
-
-def test_the_warm_up_makes_the_8_bit_query_graph_ready_before_any_search(embedder, monkeypatch):
-    # The server's warm-up (amem_site/wsgi.py) must leave the first search nothing to load: on a
-    # new machine it otherwise quantized the model inside the first search, seconds under load.
-    monkeypatch.delenv("AMEM_QUERY_INT8", raising=False)
-    embedder._tried_query, embedder._query_onnx = False, None
-    embedder.warm()
-    assert embedder._query_onnx is not None
