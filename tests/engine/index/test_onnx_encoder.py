@@ -156,4 +156,3 @@ def test_amem_query_int8_0_embeds_queries_as_documents(embedder, monkeypatch):
     query = ["a query only this test embeds"]
     assert np.array_equal(embedder.encode_queries(query), embedder.encode(query))
     assert embedder._query_onnx is None
-
