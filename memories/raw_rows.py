@@ -110,11 +110,14 @@ def select(
     *,
     alias: str = "default",
     decoded: bool = True,
+    also: Sequence[str] = (),
 ) -> list[tuple]:
     """``SELECT names FROM model's table WHERE where``, each row decoded field by field.
     ``where`` is SQL with ``%s`` for ``params``; columns in it are written as the database names them.
-    ``decoded=False``: the rows as the database returns them, for a caller that only compares ids."""
+    ``decoded=False``: the rows as the database returns them, for a caller that only compares ids.
+    ``also``: SQL expressions after the fields (``time_order``), never decoded."""
     columns, decoders, _ = _columns(model, tuple(names))
+    columns = ", ".join([columns, *also])
     table = connections[alias].ops.quote_name(model._meta.db_table)
     with connections[alias].cursor() as cursor:
         cursor.execute(f"SELECT {columns} FROM {table} WHERE {where}", list(params))
@@ -147,6 +150,20 @@ def instances(
     fields = tuple(f.attname for f in model._meta.concrete_fields if not names or f.attname in wanted)
     _, _, attnames = _columns(model, fields)
     return [model.from_db(alias, attnames, row) for row in select(model, fields, where, params, alias=alias)]
+
+
+def time_order(model: type[models.Model], name: str, alias: str = "default") -> str:
+    """SQL for the datetime field ``name`` as a value that sorts as its time does and that no driver
+    decodes: for a caller that only orders rows by it. A search orders several hundred link rows
+    by their time; turning each into an aware datetime (psycopg's and Django's loaders, SQLite's
+    converter) was a seventh of a loaded PostgreSQL search's CPU."""
+    connection = connections[alias]
+    column = connection.ops.quote_name(str(cast(models.Field, model._meta.get_field(name)).column))
+    if connection.vendor == "postgresql":
+        return f"(EXTRACT(EPOCH FROM {column}) * 1000000)::bigint"  # microseconds: what the column holds
+    # SQLite keeps the time as ISO text ("YYYY-MM-DD HH:MM:SS[.ffffff]", UTC), which sorts as it;
+    # an expression has no declared type, so no converter parses it.
+    return f"{column} || ''"
 
 
 def placeholders(values: Iterable[object]) -> str:

@@ -47,7 +47,7 @@ class LinkRow(NamedTuple):
     source: str
     target: str
     reason: str
-    created_at: object  # as the database returns it: compared only with others of one query
+    created_at: object  # raw_rows.time_order's value: compared only with others of one query
 
 
 def targets_of(rows: Sequence[LinkRow], sources: Sequence[str]) -> dict[str, list[str]]:
@@ -89,10 +89,11 @@ def touching(note_ids: Sequence[str]) -> list[LinkRow]:
     marks = raw_rows.placeholders(keys)
     raw = raw_rows.select(
         Link,
-        ("pk", "source_id", "target_id", "reason", "created_at"),
+        ("pk", "source_id", "target_id", "reason"),
         f"source_id IN ({marks}) OR target_id IN ({marks})",
         [*keys, *keys],
         decoded=False,
+        also=(raw_rows.time_order(Link, "created_at"),),
     )
     name = _named(as_id)
     return [LinkRow(pk, name(source), name(target), reason, at) for pk, source, target, reason, at in raw]

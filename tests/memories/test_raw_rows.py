@@ -102,3 +102,23 @@ def test_uuid_keys_are_the_keys_the_field_makes_whatever_form_the_id_comes_in(al
     assert found == note.content
     with pytest.raises(ValueError):
         raw_rows.uuid_keys([str(note.pk)[:-1] + "g"])
+
+
+def test_time_order_sorts_links_as_their_times_whatever_the_insert_order(alice):
+    # An import writes links in id order with their exported times (engine/transfer/portable.py):
+    # the walk's order is the times', so the value must follow the time, not the primary key.
+    a = full_note(alice.id)
+    base = timezone.now().replace(microsecond=0)
+    times = [  # inserted in this order: whole seconds, one microsecond apart, a day apart
+        base + dt.timedelta(days=1),
+        base,
+        base + dt.timedelta(microseconds=1),
+        base + dt.timedelta(microseconds=500_000),
+        base - dt.timedelta(days=400),
+    ]
+    links = [Link.objects.create(source=a, target=full_note(alice.id), created_at=at) for at in times]
+    where, params = "source_id IN (%s)", [raw_rows.as_key(Note, a.pk)]
+    rows = raw_rows.select(Link, ("pk",), where, params, decoded=False, also=(raw_rows.time_order(Link, "created_at"),))
+    by_time = [pk for pk, _ in sorted(rows, key=lambda row: row[1])]
+    assert by_time == [link.pk for link in sorted(links, key=lambda link: link.created_at)]
+    assert all(not isinstance(value, dt.datetime) for _, value in rows)  # nothing decoded
