@@ -124,8 +124,8 @@ def readable_sql(agent: Agent) -> tuple[str, list]:
 def _by_id(ids) -> tuple[list[str], str, list]:
     """``ids`` as canonical strings (the caller's order), and a ``WHERE`` on them with its parameters."""
     keys = raw_rows.uuid_keys(ids)
-    params = list(keys.values())
-    return list(keys), f"id IN ({raw_rows.placeholders(params)})", params
+    among, params = raw_rows.among_ids("id", list(keys.values()))
+    return list(keys), among, params
 
 
 def visible_notes(agent: Agent, ids, *, subject: str | None = None, only: tuple[str, ...] = ()) -> list[Note]:

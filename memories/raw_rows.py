@@ -117,7 +117,7 @@ def select(
     ``decoded=False``: the rows as the database returns them, for a caller that only compares ids.
     ``also``: SQL expressions after the fields (``time_order``), never decoded."""
     columns, decoders, _ = _columns(model, tuple(names))
-    columns = ", ".join([columns, *also])
+    columns = ", ".join(part for part in (columns, *also) if part)
     table = connections[alias].ops.quote_name(model._meta.db_table)
     with connections[alias].cursor() as cursor:
         cursor.execute(f"SELECT {columns} FROM {table} WHERE {where}", list(params))
@@ -166,6 +166,20 @@ def time_order(model: type[models.Model], name: str, alias: str = "default") -> 
     return f"{column} || ''"
 
 
-def placeholders(values: Iterable[object]) -> str:
-    """``%s, %s, …``: one per value, for an ``IN (…)``."""
-    return ", ".join("%s" for _ in values)
+def uuid_text(model: type[models.Model], name: str, alias: str = "default") -> str:
+    """SQL for the UUID field ``name`` as text without a ``uuid.UUID`` made of it: canonical text on
+    PostgreSQL (whose driver builds a UUID per value, in Python), the stored 32 hex digits on SQLite."""
+    connection = connections[alias]
+    column = connection.ops.quote_name(str(cast(models.Field, model._meta.get_field(name)).column))
+    return f"{column}::text" if connection.vendor == "postgresql" else column
+
+
+def among_ids(column: str, keys: Sequence[object], alias: str = "default") -> tuple[str, list]:
+    """The UUID column ``column`` is one of ``keys`` (the database's form of each, ``uuid_keys``), as SQL and its
+    parameters. PostgreSQL gets one parameter, the array as text: with a ``%s`` per key psycopg
+    parsed a new query text and quoted every key on each search, and a list parameter is quoted
+    key by key as well (each about a tenth of a loaded search's CPU); one text is quoted once and
+    the query's text, always the same, is parsed once. SQLite gets ``IN (%s, …)``: it has no arrays."""
+    if connections[alias].vendor == "postgresql":
+        return f"{column} = ANY(%s::uuid[])", ["{" + ",".join(map(str, keys)) + "}"]
+    return f"{column} IN ({', '.join('%s' for _ in keys)})", list(keys)

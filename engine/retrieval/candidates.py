@@ -48,5 +48,5 @@ def read_whole(picked: list[Candidate]) -> list[Note]:
     """The chosen candidates as whole notes, those still active (one read; the order is the database's)."""
     if not picked:
         return []
-    keys = list(raw_rows.uuid_keys(n.pk for n in picked).values())
-    return raw_rows.instances(Note, None, f"id IN ({raw_rows.placeholders(keys)}) AND is_active", keys)
+    among, params = raw_rows.among_ids("id", list(raw_rows.uuid_keys(n.pk for n in picked).values()))
+    return raw_rows.instances(Note, None, f"{among} AND is_active", params)

@@ -68,7 +68,7 @@ def _as_ids(ids: Sequence[str]) -> dict[object, str]:
 def _named(as_id: dict[object, str]) -> Callable[[object], str]:
     def name(db_id: object) -> str:
         # A note outside the asked ids is named once, by slicing: uuid.UUID() per row cost more
-        # than the query.
+        # than the query. PostgreSQL's text (raw_rows.uuid_text) is the name already.
         if db_id not in as_id:
             text = str(db_id)
             as_id[db_id] = (
@@ -86,17 +86,22 @@ def touching(note_ids: Sequence[str]) -> list[LinkRow]:
         return []
     as_id = _as_ids(ids)
     keys = list(as_id)
-    marks = raw_rows.placeholders(keys)
+    out_of, out_params = raw_rows.among_ids("source_id", keys)
+    into, in_params = raw_rows.among_ids("target_id", keys)
     raw = raw_rows.select(
         Link,
-        ("pk", "source_id", "target_id", "reason"),
-        f"source_id IN ({marks}) OR target_id IN ({marks})",
-        [*keys, *keys],
+        ("pk", "reason"),
+        f"{out_of} OR {into}",
+        [*out_params, *in_params],
         decoded=False,
-        also=(raw_rows.time_order(Link, "created_at"),),
+        also=(
+            raw_rows.uuid_text(Link, "source"),
+            raw_rows.uuid_text(Link, "target"),
+            raw_rows.time_order(Link, "created_at"),
+        ),
     )
     name = _named(as_id)
-    return [LinkRow(pk, name(source), name(target), reason, at) for pk, source, target, reason, at in raw]
+    return [LinkRow(pk, name(source), name(target), reason, at) for pk, reason, source, target, at in raw]
 
 
 def link_paths(
@@ -152,10 +157,10 @@ def _targets(sources: Sequence[str]) -> dict[str, list[str]]:
     """Outgoing link targets of each source, in stored (creation) order."""
     out: dict[str, list[str]] = defaultdict(list)
     as_id = _as_ids(sources)
-    keys = list(as_id)
-    where = f"source_id IN ({raw_rows.placeholders(keys)}) ORDER BY created_at, id"
+    out_of, params = raw_rows.among_ids("source_id", list(as_id))
     name = _named(as_id)
-    for source_id, target_id in raw_rows.select(Link, ("source_id", "target_id"), where, keys, decoded=False):
+    where = f"{out_of} ORDER BY created_at, id"
+    for source_id, target_id in raw_rows.select(Link, ("source_id", "target_id"), where, params, decoded=False):
         out[name(source_id)].append(name(target_id))
     return out
 

@@ -122,3 +122,18 @@ def test_time_order_sorts_links_as_their_times_whatever_the_insert_order(alice):
     by_time = [pk for pk, _ in sorted(rows, key=lambda row: row[1])]
     assert by_time == [link.pk for link in sorted(links, key=lambda link: link.created_at)]
     assert all(not isinstance(value, dt.datetime) for _, value in rows)  # nothing decoded
+
+
+def test_among_ids_finds_exactly_the_notes_asked_for(alice):
+    notes = [full_note(alice.id) for _ in range(3)]
+    asked = [notes[0].pk, notes[2].pk, uuid.uuid4()]  # one that does not exist
+    where, params = raw_rows.among_ids("id", list(raw_rows.uuid_keys(asked).values()))
+    assert {pk for (pk,) in raw_rows.select(Note, ("pk",), where, params)} == {notes[0].pk, notes[2].pk}
+
+
+def test_uuid_text_names_the_note_without_a_uuid_object(alice):
+    a, b = full_note(alice.id), full_note(alice.id)
+    Link.objects.create(source=a, target=b)
+    where, params = raw_rows.among_ids("source_id", [raw_rows.as_key(Note, a.pk)])
+    ((target,),) = raw_rows.select(Link, (), where, params, decoded=False, also=(raw_rows.uuid_text(Link, "target"),))
+    assert isinstance(target, str) and uuid.UUID(target) == b.pk  # canonical text, or the 32 hex digits SQLite keeps
