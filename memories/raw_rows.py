@@ -115,7 +115,7 @@ def select(
     """``SELECT names FROM model's table WHERE where``, each row decoded field by field.
     ``where`` is SQL with ``%s`` for ``params``; columns in it are written as the database names them.
     ``decoded=False``: the rows as the database returns them, for a caller that only compares ids.
-    ``also``: SQL expressions after the fields (``time_order``), never decoded."""
+    ``also``: SQL expressions after the fields (``undecoded_time``, ``uuid_text``), never decoded."""
     columns, decoders, _ = _columns(model, tuple(names))
     columns = ", ".join(part for part in (columns, *also) if part)
     table = connections[alias].ops.quote_name(model._meta.db_table)
@@ -152,11 +152,13 @@ def instances(
     return [model.from_db(alias, attnames, row) for row in select(model, fields, where, params, alias=alias)]
 
 
-def time_order(model: type[models.Model], name: str, alias: str = "default") -> str:
-    """SQL for the datetime field ``name`` as a value that sorts as its time does and that no driver
-    decodes: for a caller that only orders rows by it. A search orders several hundred link rows
-    by their time; turning each into an aware datetime (psycopg's and Django's loaders, SQLite's
-    converter) was a seventh of a loaded PostgreSQL search's CPU."""
+def undecoded_time(model: type[models.Model], name: str, alias: str = "default") -> str:
+    """SQL for the datetime field ``name`` as a value that no driver decodes, that sorts as the time
+    does and that ``decode_time`` turns into the field's datetime: for a caller that orders rows by
+    it, or reads the times of few of many rows. A search orders several hundred link rows by their
+    time and reads the times of few of its 80 candidates; turning each into an aware datetime
+    (psycopg's and Django's loaders, SQLite's converter) was a seventh of a loaded PostgreSQL
+    search's CPU."""
     connection = connections[alias]
     column = connection.ops.quote_name(str(cast(models.Field, model._meta.get_field(name)).column))
     if connection.vendor == "postgresql":
@@ -164,6 +166,26 @@ def time_order(model: type[models.Model], name: str, alias: str = "default") -> 
     # SQLite keeps the time as ISO text ("YYYY-MM-DD HH:MM:SS[.ffffff]", UTC), which sorts as it;
     # an expression has no declared type, so no converter parses it.
     return f"{column} || ''"
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def decode_time(value: object) -> dt.datetime | None:
+    """An ``undecoded_time`` value as the aware datetime the ORM reads (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return _EPOCH + dt.timedelta(microseconds=value)
+    return cast(dt.datetime, _datetime(value))
+
+
+def canonical_uuid(value: str) -> str:
+    """A ``uuid_text`` value as ``str(uuid.UUID(value))``: PostgreSQL's is already; SQLite's 32 hex
+    digits get their dashes, without a ``uuid.UUID`` made of them."""
+    if len(value) == 36:
+        return value
+    return f"{value[:8]}-{value[8:12]}-{value[12:16]}-{value[16:20]}-{value[20:]}"
 
 
 def uuid_text(model: type[models.Model], name: str, alias: str = "default") -> str:

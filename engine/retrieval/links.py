@@ -47,7 +47,7 @@ class LinkRow(NamedTuple):
     source: str
     target: str
     reason: str
-    created_at: object  # raw_rows.time_order's value: compared only with others of one query
+    created_at: object  # raw_rows.undecoded_time's value: compared only with others of one query
 
 
 def targets_of(rows: Sequence[LinkRow], sources: Sequence[str]) -> dict[str, list[str]]:
@@ -97,7 +97,7 @@ def touching(note_ids: Sequence[str]) -> list[LinkRow]:
         also=(
             raw_rows.uuid_text(Link, "source"),
             raw_rows.uuid_text(Link, "target"),
-            raw_rows.time_order(Link, "created_at"),
+            raw_rows.undecoded_time(Link, "created_at"),
         ),
     )
     name = _named(as_id)

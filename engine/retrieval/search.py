@@ -173,10 +173,10 @@ def from_named_time(candidates: list[Candidate], windows: list[Window]) -> set[s
     if not windows:
         return set()
     found = {n.key for n in candidates if within(n.created_at, windows)}
-    others = {n.pk: n for n in candidates if n.key not in found}
+    others = {n.key: n for n in candidates if n.key not in found}
     for pk, content in Note.objects.filter(pk__in=list(others)).values_list("pk", "content"):
-        if overlap(told_windows(content, others[pk].created_at), windows):
-            found.add(others[pk].key)
+        if overlap(told_windows(content, others[str(pk)].created_at), windows):
+            found.add(str(pk))
     return found
 
 
@@ -300,8 +300,8 @@ def search(
     # turns around the matches, two turns out, need one more (engine/retrieval/surrounding.py).
     adjacent = neighbours([n.key for n in candidates], span, rows, read=False) if span > 0 else None
     picked = pick(candidates, limit, adjacent, span)
-    whole = {n.pk: n for n in read_whole(picked)}
-    matches = [whole[n.pk] for n in picked if n.pk in whole]
+    whole = read_whole(picked)
+    matches = [whole[n.key] for n in picked if n.key in whole]
     around: dict[str, list[Surrounding]] = {}
     if span > 0 and matches:
         keys = [str(n.pk) for n in matches]

@@ -87,7 +87,7 @@ def test_visible_notes_and_rows_keep_the_access_rules(alice, bob, make_agent):
     ids = [walled.pk, foreign.pk, granted.pk, retired.pk, mine.pk, uuid.uuid4()]
     expected = [granted.pk, mine.pk]  # the order asked, unreadable ones gone
     assert [n.pk for n in access.visible_notes(alice, ids)] == expected
-    assert [r["pk"] for r in access.visible_rows(alice, ids, ("content",))] == expected
+    assert [uuid.UUID(r["key"]) for r in access.visible_rows(alice, ids, ("content",))] == expected
     assert [n.pk for n in access.visible_notes(alice, ids, subject="sam")] == [granted.pk]  # a world fact
     assert [n.pk for n in access.visible_notes(vault, ids)] == [walled.pk]
     assert access.visible_notes(alice, []) == [] and access.visible_rows(alice, [], ("content",)) == []
@@ -118,7 +118,9 @@ def test_time_order_sorts_links_as_their_times_whatever_the_insert_order(alice):
     ]
     links = [Link.objects.create(source=a, target=full_note(alice.id), created_at=at) for at in times]
     where, params = "source_id IN (%s)", [raw_rows.as_key(Note, a.pk)]
-    rows = raw_rows.select(Link, ("pk",), where, params, decoded=False, also=(raw_rows.time_order(Link, "created_at"),))
+    rows = raw_rows.select(
+        Link, ("pk",), where, params, decoded=False, also=(raw_rows.undecoded_time(Link, "created_at"),)
+    )
     by_time = [pk for pk, _ in sorted(rows, key=lambda row: row[1])]
     assert by_time == [link.pk for link in sorted(links, key=lambda link: link.created_at)]
     assert all(not isinstance(value, dt.datetime) for _, value in rows)  # nothing decoded
@@ -137,3 +139,15 @@ def test_uuid_text_names_the_note_without_a_uuid_object(alice):
     where, params = raw_rows.among_ids("source_id", [raw_rows.as_key(Note, a.pk)])
     ((target,),) = raw_rows.select(Link, (), where, params, decoded=False, also=(raw_rows.uuid_text(Link, "target"),))
     assert isinstance(target, str) and uuid.UUID(target) == b.pk  # canonical text, or the 32 hex digits SQLite keeps
+
+
+def test_an_undecoded_time_decodes_to_the_time_the_orm_reads(alice):
+    note = full_note(alice.id)
+    never = full_note(alice.id)
+    Note.objects.filter(pk=never.pk).update(last_accessed=None)
+    times = (raw_rows.undecoded_time(Note, "created_at"), raw_rows.undecoded_time(Note, "last_accessed"))
+    for one in (note, never):
+        ((created, accessed),) = raw_rows.select(Note, (), *by_id(one), decoded=False, also=times)
+        orm = Note.objects.get(pk=one.pk)
+        assert raw_rows.decode_time(created) == orm.created_at and raw_rows.decode_time(created).tzinfo is not None
+        assert raw_rows.decode_time(accessed) == orm.last_accessed  # microseconds kept; None stays None
