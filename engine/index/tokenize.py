@@ -168,11 +168,14 @@ _LATIN = re.compile(r"[a-z]+")
 _local = threading.local()
 
 
+@lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """English Snowball stem of a word of plain Latin letters; anything else is kept.
 
     Conversation turns say "paintings", "painted", "went camping"; questions say
-    "paint", "camp". A PyStemmer object is not safe to share between threads.
+    "paint", "camp". A PyStemmer object is not safe to share between threads (the cache is:
+    two threads may stem one word twice, each with its own stemmer). Cached because a search
+    stems its ten matches' words again, about 300 words, most of them seen before.
     """
     if not _LATIN.fullmatch(word):
         return word
