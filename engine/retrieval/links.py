@@ -70,10 +70,7 @@ def _named(as_id: dict[object, str]) -> Callable[[object], str]:
         # A note outside the asked ids is named once, by slicing: uuid.UUID() per row cost more
         # than the query. PostgreSQL's text (raw_rows.uuid_text) is the name already.
         if db_id not in as_id:
-            text = str(db_id)
-            as_id[db_id] = (
-                text if len(text) == 36 else f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-            )
+            as_id[db_id] = raw_rows.canonical_uuid(str(db_id))
         return as_id[db_id]
 
     return name
