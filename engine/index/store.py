@@ -34,7 +34,7 @@ import numpy as np
 
 from engine.errors import IndexLocked, IndexMismatch, IndexUnavailable
 from engine.index import folder_lock
-from engine.index.tokenize import LEXICAL_VERSION
+from engine.index.tokenize import LEXICAL_VERSION, is_han
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -161,6 +161,14 @@ class Hit:
 # What one word of a note's context counts in BM25 against one of its own text (bm25_document_vector).
 CONTEXT_TERM_WEIGHT = 0.3
 
+# How much later a Han term's weight saturates than another's (its k1 times this). A Han run is
+# indexed as overlapping terms (engine/index/tokenize.py: han_terms): a two-character word comes
+# out of jieba's full mode and of the bigrams, so one mention counts twice, and the ``tf`` of a
+# word said twice was already saturated. Chosen on MADial's zh tuning half (1, 2, 3, 4, 5, 6, 8:
+# R@10 0.664, 0.676, 0.677, 0.677, 0.676, 0.676, 0.673; 4 best over R@1–R@20); held out 0.681 →
+# 0.708 (docs/benchmarks.md, "Han terms saturate later"). Other scripts keep ``k1``.
+HAN_SATURATION = 4.0
+
 
 def term_id(token: str) -> int:
     """A stable 31-bit id for a token (collisions are rare and only blur BM25 a little)."""
@@ -172,8 +180,9 @@ def bm25_document_vector(
 ) -> SparseVector:
     """Term-frequency half of BM25; Qdrant's IDF modifier supplies the other half.
 
-    weight(t) = tf·(k1+1) / (tf + k1·(1 − b + b·len/avg_len)), so a query vector
-    of ones scores sum(idf(t)·weight(t)) — BM25 with the seed's "+1" IDF.
+    weight(t) = tf·(k+1) / (tf + k·(1 − b + b·len/avg_len)), so a query vector
+    of ones scores sum(idf(t)·weight(t)) — BM25 with the seed's "+1" IDF. ``k`` is ``k1``, for a
+    Han term ``k1·HAN_SATURATION``: at one mention in a note of average length both weigh 1.
 
     ``context`` tokens (the note's context: for a conversation turn, the turn before it) count
     ``CONTEXT_TERM_WEIGHT`` each in tf, a two-field BM25F: a question's words are often those of
@@ -190,9 +199,13 @@ def bm25_document_vector(
     for t in context:
         counts[term_id(t)] += CONTEXT_TERM_WEIGHT
     length = max(len(tokens) + min(CONTEXT_TERM_WEIGHT * len(context), len(tokens)), 1.0)
-    norm = k1 * (1 - b + b * length / avg_len)
+    norm = 1 - b + b * length / avg_len
+    han = {term_id(t) for t in (*tokens, *context) if is_han(t)}
     indices = sorted(counts)
-    values = [counts[i] * (k1 + 1) / (counts[i] + norm) for i in indices]
+    values = []
+    for i in indices:
+        k = k1 * HAN_SATURATION if i in han else k1
+        values.append(counts[i] * (k + 1) / (counts[i] + k * norm))
     return SparseVector(indices, values)
 
 

@@ -153,6 +153,14 @@ def han_terms(run: str) -> list[str]:
     return [*_jieba().cut_all(run), *bigrams]
 
 
+_HAN_START = re.compile(rf"[{_HAN}]")
+
+
+def is_han(term: str) -> bool:
+    """A term cut from a Han run (``han_terms``)."""
+    return _HAN_START.match(term) is not None
+
+
 def han_words(run: str) -> list[str]:
     """Words of a Han run as a reader would cut it (search mode: 记忆系统 → 记忆, 系统, 记忆系统)."""
     return _jieba().cut_for_search(run)

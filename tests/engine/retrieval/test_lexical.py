@@ -56,3 +56,20 @@ def test_context_terms_count_a_fraction_in_tf_and_in_length_never_more_than_the_
     weights = dict(zip(reply.indices, reply.values, strict=True))
     capped = 1.5 * (0.25 + 0.75 * (2 + 2) / 10)  # 2 own terms, and at most as many from the context
     assert weights[term_id("sunset")] == pytest.approx(2.5 / (1 + capped))
+
+
+def test_a_han_term_said_twice_gains_more_than_another_script_s_but_once_weighs_the_same():
+    """A Han word comes out of the full mode and the bigrams alike (tokenize.han_terms), so its
+    count is saturated later (HAN_SATURATION); at one mention in a note of average length every
+    term weighs 1."""
+
+    def weights(tokens: list[str]) -> dict[int, float]:
+        vector = bm25_document_vector(tokens, k1=1.5, b=0.75, avg_len=len(tokens))
+        return dict(zip(vector.indices, vector.values, strict=True))
+
+    once = weights(["游泳", "dog", "walk", "park"])
+    assert once[term_id("游泳")] == pytest.approx(1.0)
+    assert once[term_id("dog")] == pytest.approx(1.0)
+    twice = weights(["游泳", "游泳", "dog", "dog"])
+    assert twice[term_id("游泳")] / once[term_id("游泳")] > 1.5
+    assert twice[term_id("dog")] / once[term_id("dog")] < 1.5
