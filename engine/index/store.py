@@ -194,13 +194,15 @@ def bm25_document_vector(
     R@1 0.314 → 0.281).
     """
     counts: dict[int, float] = defaultdict(float)
-    for t in tokens:
-        counts[term_id(t)] += 1.0
-    for t in context:
-        counts[term_id(t)] += CONTEXT_TERM_WEIGHT
+    han: set[int] = set()
+    for weight, terms in ((1.0, tokens), (CONTEXT_TERM_WEIGHT, context)):
+        for t in terms:
+            i = term_id(t)
+            counts[i] += weight
+            if is_han(t):
+                han.add(i)
     length = max(len(tokens) + min(CONTEXT_TERM_WEIGHT * len(context), len(tokens)), 1.0)
     norm = 1 - b + b * length / avg_len
-    han = {term_id(t) for t in (*tokens, *context) if is_han(t)}
     indices = sorted(counts)
     values = []
     for i in indices:

@@ -157,7 +157,7 @@ _HAN_START = re.compile(rf"[{_HAN}]")
 
 
 def is_han(term: str) -> bool:
-    """A term cut from a Han run (``han_terms``)."""
+    """A term cut from a Han run (``han_terms``): no other run holds a Han character, so its first tells."""
     return _HAN_START.match(term) is not None
 
 

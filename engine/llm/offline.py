@@ -89,15 +89,6 @@ NOTE_TYPE_ANCHORS: dict[str, list[str]] = {
     ],
 }
 
-EPHEMERAL_RE = re.compile(
-    r"\b(todo tomorrow|pending confirmation|right now|in a minute|later today)\b|待跑|等确认|明天完成",
-    re.IGNORECASE,
-)
-QUESTION_RE = re.compile(
-    r"[?？]\s*$|^(what|why|how|when|where|who|which|can|could|would|is|are|do|does)\b",
-    re.IGNORECASE,
-)
-
 NEAR_DUPLICATE = 0.9
 
 

@@ -432,9 +432,6 @@ SLOT_PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
     ("tool", re.compile(r"(?:换成了?|改成了?|改用了?|迁移到了?)([A-Za-z\u4e00-\u9fff]{2,12}?)(?:[，。,.！]|$)"), False),
     ("tool", re.compile(r"(?:使用|用的是)([A-Za-z][\w.]{1,20})"), False),
 ]
-# Slots whose value alone does not exclude another one: two tools can be in use at once, so a
-# tool contradicts only when the newer note announces a change.
-NEEDS_CHANGE = frozenset(["tool"])
 
 
 @dataclass(frozen=True)
