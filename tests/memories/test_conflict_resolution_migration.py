@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from testsupport.migrations import migrate
+
+pytestmark = pytest.mark.usefixtures("latest_schema_after")
 
 BEFORE = [("memories", "0014_quality_scored_revision")]
 AFTER = [("memories", "0015_conflict_resolution_decisions")]
 
 
-def _migrate(to):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(to)
-    return executor.loader.project_state(to).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_old_resolutions_become_the_pair_flows_decisions_and_come_back():
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
     agent = apps.get_model("memories", "Agent").objects.create(id="mig")
     note_model = apps.get_model("memories", "Note")
     pair_model = apps.get_model("memories", "ConflictPair")
@@ -39,7 +34,7 @@ def test_old_resolutions_become_the_pair_flows_decisions_and_come_back():
             status="resolved" if resolution else "open",
         ).pk
 
-    apps = _migrate(AFTER)
+    apps = migrate(AFTER)
     now = dict(apps.get_model("memories", "ConflictPair").objects.values_list("pk", "resolution"))
     assert {r: now[pk] for r, pk in old.items()} == {
         "keep_a": "replace",
@@ -51,16 +46,6 @@ def test_old_resolutions_become_the_pair_flows_decisions_and_come_back():
         "": "",
     }
 
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
     back = dict(apps.get_model("memories", "ConflictPair").objects.values_list("pk", "resolution"))
     assert {r: back[pk] for r, pk in old.items()} == {r: r for r in old}
-
-
-@pytest.fixture(autouse=True)
-def _latest_schema_after():
-    """Every later test on this worker shares the database: leave it at the latest migration,
-    not at 0015 (a later migration's column would be missing for them)."""
-    yield
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())

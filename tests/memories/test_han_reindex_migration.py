@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from testsupport.migrations import migrate
+
+pytestmark = pytest.mark.usefixtures("latest_schema_after")
 
 BEFORE = [("memories", "0020_note_quality_likelihood")]
 AFTER = [("memories", "0021_han_notes_reindexed")]
 
 
-def _migrate(to):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(to)
-    return executor.loader.project_state(to).apps
-
-
 @pytest.mark.django_db(transaction=True)
 def test_notes_with_han_text_are_marked_for_the_outbox_and_the_rest_stay_clean():
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
     agent = apps.get_model("memories", "Agent").objects.create(id="mig-han")
     note_model = apps.get_model("memories", "Note")
 
@@ -33,7 +28,7 @@ def test_notes_with_han_text_are_marked_for_the_outbox_and_the_rest_stay_clean()
     han_context = note("ctx", "Yes, every week.", context="你还去游泳吗？")
     english = note("en", "Melanie painted a sunrise over the lake")
 
-    apps = _migrate(AFTER)
+    apps = migrate(AFTER)
     dirty = dict(apps.get_model("memories", "Note").objects.values_list("pk", "index_dirty"))
     assert {k: dirty[k] for k in (han, mixed, han_context, english)} == {
         han: True,
@@ -41,9 +36,3 @@ def test_notes_with_han_text_are_marked_for_the_outbox_and_the_rest_stay_clean()
         han_context: True,
         english: False,
     }
-
-
-@pytest.fixture(autouse=True)
-def _latest_schema_after():
-    yield
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

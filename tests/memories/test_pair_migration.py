@@ -8,34 +8,21 @@ import datetime as dt
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from memories.models import Note, NoteEvent, Pair
+from testsupport.migrations import migrate, migrate_to_latest
+
+pytestmark = pytest.mark.usefixtures("latest_schema_after")
 
 BEFORE = [("memories", "0016_note_sweep_deferred_since")]
 AFTER = [("memories", "0019_note_pair_flags_gone")]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-def _migrate(to):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(to)
-    return executor.loader.project_state(to).apps
-
-
-def _migrate_to_latest() -> None:
-    """Through 0019 and every migration since: the review app reads with today's models."""
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
-
-
 def _old_store() -> dict[str, object]:
     """The state of 0016: every way a pair could wait or have been decided. Returns ids by name."""
-    apps = _migrate(BEFORE)
+    apps = migrate(BEFORE)
     agent = apps.get_model("memories", "Agent").objects.create(id="mig")
     old_note = apps.get_model("memories", "Note")
     old_pair = apps.get_model("memories", "ConflictPair")
@@ -89,7 +76,7 @@ def _old_store() -> dict[str, object]:
 @pytest.mark.django_db(transaction=True)
 def test_waiting_cards_move_to_pairs_then_decide_and_undo_in_the_review_app(client, store, offline_llm):
     ids = _old_store()
-    _migrate_to_latest()
+    migrate_to_latest()
 
     conflict = Pair.objects.get(older_id=ids["c_old"], newer_id=ids["c_new"])
     assert (conflict.kind, conflict.status, conflict.reason, conflict.likelihood, conflict.opened_by) == (
@@ -146,8 +133,8 @@ def test_waiting_cards_move_to_pairs_then_decide_and_undo_in_the_review_app(clie
 @pytest.mark.django_db(transaction=True)
 def test_going_back_puts_every_open_pair_on_its_notes_again():
     ids = _old_store()
-    _migrate(AFTER)
-    apps = _migrate(BEFORE)
+    migrate(AFTER)
+    apps = migrate(BEFORE)
     notes = {n.pk: n for n in apps.get_model("memories", "Note").objects.all()}
     assert notes[ids["c_new"]].conflict and notes[ids["c_old"]].conflict_reason == "moved"
     assert not notes[ids["d_new"]].conflict
@@ -160,10 +147,3 @@ def test_going_back_puts_every_open_pair_on_its_notes_again():
     )
     assert notes[ids["x_new"]].merge_candidate_id == ids["x_old"] and not notes[ids["x_new"]].pending_merge
     assert apps.get_model("memories", "ConflictPair").objects.count() == 2
-
-
-@pytest.fixture(autouse=True)
-def _latest_schema_after():
-    """Every later test on this worker shares the database: leave it at the latest migration."""
-    yield
-    _migrate_to_latest()
