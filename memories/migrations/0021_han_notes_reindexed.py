@@ -5,7 +5,8 @@ weights of notes with Han text were made with the old rule, so the outbox writes
 from django.db import migrations
 from django.db.models import Q
 
-# The Han ranges of engine/index/tokenize.py's _HAN, as characters both databases' regex accepts.
+# The Han ranges of engine/index/tokenize.py's _HAN, copied rather than imported (a migration must
+# mean the same when that module changes), as characters both databases' regex accepts.
 HAN = "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 
 
