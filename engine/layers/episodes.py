@@ -42,43 +42,14 @@ _OPEN_RE = re.compile(
     r"\?$|？$|\b(todo|need to|needs to|should|must|remember to|follow up|not yet|pending)\b|待|需要", re.I
 )
 _POSITIVE = frozenset(
-    [
-        "great",
-        "good",
-        "glad",
-        "happy",
-        "love",
-        "thanks",
-        "thank",
-        "excited",
-        "awesome",
-        "nice",
-        "perfect",
-        "wonderful",
-        "好",
-        "开心",
-        "谢谢",
-        "喜欢",
-    ]
+    """
+    great good glad happy love thanks thank excited awesome nice perfect wonderful 好 开心 谢谢 喜欢
+    """.split()
 )
 _NEGATIVE = frozenset(
-    [
-        "bad",
-        "sad",
-        "angry",
-        "upset",
-        "worried",
-        "annoyed",
-        "problem",
-        "sorry",
-        "tired",
-        "hate",
-        "frustrated",
-        "难过",
-        "生气",
-        "担心",
-        "烦",
-    ]
+    """
+    bad sad angry upset worried annoyed problem sorry tired hate frustrated 难过 生气 担心 烦
+    """.split()
 )
 
 

@@ -31,33 +31,10 @@ from engine.reading.statements import USER, Statement, read
 
 # Verbs (stems) of lasting states: a change announced on one of these replaces the old object.
 STATE_VERBS = frozenset(
-    [
-        "live",
-        "work",
-        "use",
-        "studi",
-        "drive",
-        "play",
-        "eat",
-        "drink",
-        "own",
-        "prefer",
-        "speak",
-        "teach",
-        "wear",
-        "read",
-        "smoke",
-        "ride",
-        "cycl",
-        "attend",
-        "date",
-        "run",
-        "train",
-        "practic",
-        "cook",
-        "bake",
-        "write",
-    ]
+    """
+    live work use studi drive play eat drink own prefer speak teach wear read smoke ride cycl attend date run
+    train practic cook bake write
+    """.split()
 ) | frozenset(
     ["住", "工作", "上班", "用", "使用", "学", "学习", "吃", "喝", "养", "喜欢", "开", "骑", "读", "抽", "玩", "练"]
 )

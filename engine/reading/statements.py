@@ -45,29 +45,10 @@ _DIGITS = re.compile(r"^\d+(?:[.,:/]\d+)*(?:st|nd|rd|th|s)?$")
 NUMBER_WORDS = {
     w: str(i)
     for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
+        """
+        zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+        seventeen eighteen nineteen twenty
+        """.split()
     )
 }
 DATE_WORDS = frozenset(name.lower() for name in (*calendar.month_name, *calendar.day_name) if name) | frozenset(
@@ -76,324 +57,69 @@ DATE_WORDS = frozenset(name.lower() for name in (*calendar.month_name, *calendar
 
 FIRST_PERSON = frozenset(["i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "we", "we're", "we've", "our", "us"])
 PERSON_NOUNS = frozenset(
-    [
-        "wife",
-        "husband",
-        "partner",
-        "boyfriend",
-        "girlfriend",
-        "mother",
-        "father",
-        "mom",
-        "dad",
-        "mum",
-        "parents",
-        "parent",
-        "son",
-        "daughter",
-        "kids",
-        "children",
-        "child",
-        "brother",
-        "sister",
-        "brothers",
-        "sisters",
-        "friend",
-        "friends",
-        "boss",
-        "colleague",
-        "colleagues",
-        "cousin",
-        "uncle",
-        "aunt",
-        "grandma",
-        "grandpa",
-        "grandmother",
-        "grandfather",
-        "family",
-        "team",
-        "manager",
-        "roommate",
-        "neighbour",
-        "neighbor",
-        "baby",
-    ]
+    """
+    wife husband partner boyfriend girlfriend mother father mom dad mum parents parent son daughter kids
+    children child brother sister brothers sisters friend friends boss colleague colleagues cousin uncle aunt
+    grandma grandpa grandmother grandfather family team manager roommate neighbour neighbor baby
+    """.split()
 ) | frozenset(
-    [
-        "爸妈",
-        "爸",
-        "妈",
-        "室友",
-        "同学",
-        "妻子",
-        "老婆",
-        "丈夫",
-        "老公",
-        "父母",
-        "爸爸",
-        "妈妈",
-        "父亲",
-        "母亲",
-        "儿子",
-        "女儿",
-        "孩子",
-        "哥哥",
-        "姐姐",
-        "弟弟",
-        "妹妹",
-        "朋友",
-        "同事",
-        "老板",
-        "家人",
-    ]
+    """
+    爸妈 爸 妈 室友 同学 妻子 老婆 丈夫 老公 父母 爸爸 妈妈 父亲 母亲 儿子 女儿 孩子 哥哥 姐姐 弟弟 妹妹 朋友
+    同事 老板 家人
+    """.split()
 )
 
 # Beyond the shared function words: words of time, frequency and telling, which never name a subject.
 EN_STOP = stop_words.ENGLISH | frozenset(
-    [
-        "it's",
-        "him",
-        "her",
-        "his",
-        "hers",
-        "theirs",
-        "really",
-        "still",
-        "always",
-        "usually",
-        "often",
-        "every",
-        "after",
-        "before",
-        "much",
-        "many",
-        "lot",
-        "lots",
-        "well",
-        "quite",
-        "while",
-        "one's",
-        "told",
-        "tells",
-        "mentioned",
-        "mentions",
-        "shared",
-        "thinks",
-        "feels",
-        "feel",
-        "recently",
-        "lately",
-        "today",
-        "yesterday",
-        "tomorrow",
-        "week",
-        "month",
-        "year",
-        "last",
-        "next",
-        "ago",
-        "since",
-        "currently",
-    ]
+    """
+    it's him her his hers theirs really still always usually often every after before much many lot lots well
+    quite while one's told tells mentioned mentions shared thinks feels feel recently lately today yesterday
+    tomorrow week month year last next ago since currently
+    """.split()
 )
 ZH_STOP = stop_words.CHINESE | frozenset(
-    [
-        "着",
-        "过",
-        "非常",
-        "一直",
-        "平时",
-        "其实",
-        "现在",
-        "如今",
-        "目前",
-        "今年",
-        "去年",
-        "每天",
-        "每周",
-        "上个月",
-        "一起",
-        "一共",
-        "家里",
-        "自己",
-        "说",
-        "再",
-        "一点",
-        "特别",
-        "真的",
-        "上午",
-        "下午",
-        "晚上",
-        "早上",
-        "从来",
-        "为",
-        "个",
-        "只",
-        "。",
-        "，",
-        "、",
-        "！",
-        "？",
-    ]
+    """
+    着 过 非常 一直 平时 其实 现在 如今 目前 今年 去年 每天 每周 上个月 一起 一共 家里 自己 说 再 一点 特别 真的
+    上午 下午 晚上 早上 从来 为 个 只 。 ， 、 ！ ？
+    """.split()
 )
 NEGATIONS = frozenset(
-    [
-        "not",
-        "never",
-        "no",
-        "n't",
-        "cannot",
-        "can't",
-        "won't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "hasn't",
-        "haven't",
-        "nor",
-        "neither",
-        "longer",
-        "anymore",
-    ]
+    """
+    not never no n't cannot can't won't don't doesn't didn't isn't aren't wasn't weren't hasn't haven't nor
+    neither longer anymore
+    """.split()
 ) | frozenset(["不", "没", "没有", "不再", "从不", "从没", "别", "未", "并不", "不是", "戒", "戒掉", "不会"])
 # Verbs that end what follows them: "stopped drinking coffee" negates "drinks coffee".
 STOPPERS = frozenset(["stopped", "stop", "stops", "quit", "quits", "gave", "give"])
 # Words that say a state changed; the newer note carrying one announces the change.
 CHANGE_WORDS = frozenset(
-    [
-        "now",
-        "no",
-        "longer",
-        "anymore",
-        "switched",
-        "switch",
-        "moved",
-        "relocated",
-        "changed",
-        "instead",
-        "left",
-        "became",
-        "become",
-        "sold",
-        "quit",
-        "stopped",
-        "rescheduled",
-        "postponed",
-    ]
+    """
+    now no longer anymore switched switch moved relocated changed instead left became become sold quit stopped
+    rescheduled postponed
+    """.split()
 ) | frozenset(
-    [
-        "现在",
-        "如今",
-        "不再",
-        "改为",
-        "改成",
-        "换成",
-        "改到",
-        "改用",
-        "搬到",
-        "搬去",
-        "搬",
-        "辞职",
-        "开始",
-        "戒",
-        "已经",
-        "换",
-    ]
+    """
+    现在 如今 不再 改为 改成 换成 改到 改用 搬到 搬去 搬 辞职 开始 戒 已经 换
+    """.split()
 )
 # Past-tense event verbs: two events may differ in number or date without contradicting.
 EVENT_WORDS = frozenset(
-    [
-        "went",
-        "visited",
-        "ran",
-        "met",
-        "saw",
-        "bought",
-        "took",
-        "made",
-        "gave",
-        "got",
-        "came",
-        "did",
-        "attended",
-        "watched",
-        "played",
-        "won",
-        "lost",
-        "read",
-        "wrote",
-        "baked",
-        "cooked",
-        "painted",
-        "hiked",
-        "travelled",
-        "traveled",
-        "flew",
-        "drove",
-        "walked",
-        "adopted",
-        "celebrated",
-    ]
+    """
+    went visited ran met saw bought took made gave got came did attended watched played won lost read wrote
+    baked cooked painted hiked travelled traveled flew drove walked adopted celebrated
+    """.split()
 ) | frozenset(["去了", "看了", "买了", "参加", "参加了", "旅游", "旅行"])
 
 JOBS = frozenset(
-    [
-        "nurse",
-        "teacher",
-        "engineer",
-        "developer",
-        "programmer",
-        "chef",
-        "cook",
-        "lawyer",
-        "doctor",
-        "photographer",
-        "accountant",
-        "designer",
-        "student",
-        "manager",
-        "writer",
-        "artist",
-        "musician",
-        "dentist",
-        "pilot",
-        "driver",
-        "farmer",
-        "scientist",
-        "researcher",
-        "consultant",
-        "architect",
-        "pharmacist",
-        "waiter",
-        "waitress",
-        "barista",
-        "cashier",
-        "firefighter",
-        "officer",
-        "journalist",
-    ]
+    """
+    nurse teacher engineer developer programmer chef cook lawyer doctor photographer accountant designer student
+    manager writer artist musician dentist pilot driver farmer scientist researcher consultant architect
+    pharmacist waiter waitress barista cashier firefighter officer journalist
+    """.split()
 ) | frozenset(
-    [
-        "老师",
-        "医生",
-        "护士",
-        "工程师",
-        "程序员",
-        "律师",
-        "厨师",
-        "会计",
-        "设计师",
-        "学生",
-        "经理",
-        "司机",
-        "记者",
-        "作家",
-        "画家",
-    ]
+    """
+    老师 医生 护士 工程师 程序员 律师 厨师 会计 设计师 学生 经理 司机 记者 作家 画家
+    """.split()
 )
 
 _NAME = r"(?:[A-Z][\w'-]*(?: [A-Z][\w'-]*){0,2})"
