@@ -14,6 +14,7 @@
     python -m bench mem0 …            amem and mem0 side by side through mem0's own SDK (bench/mem0_side.py)
     python -m bench mem0-local …      amem's search and mem0's local Memory's, each in its own process (bench/mem0_local.py)
     python -m bench relevance …       the recall floor's labelled questions and its precision/recall (bench/relevance.py)
+    python -m bench personal …        recall on stores of short personal notes, asked what users ask (bench/personal.py)
 
 ``python -m bench <benchmark> --help`` lists a benchmark's options. docs/benchmarks.md has the figures.
 """
@@ -39,6 +40,7 @@ SCRIPTS = {
     "mem0": "bench.mem0_side",
     "mem0-local": "bench.mem0_local",
     "relevance": "bench.relevance",
+    "personal": "bench.personal",
 }
 RETRIEVAL = ("locomo", "madial", "realtalk")
 
