@@ -6,7 +6,7 @@ Each file in bench/personal_sets/ is one author's store (README there): 60 notes
 invented user, written through the product's full write path (``add_memory``, offline: dedup,
 folds, links, as mem0's client with ``infer`` or the plugin's capture would write them), and 30
 messages that user sends an assistant, each with the notes a good assistant would want in its
-prompt. Every message is searched as the product searches it (``search``, default ranking, heat
+prompt. Each store is its own agent with its own index collection. Every message is searched as the product searches it (``search``, default ranking, heat
 on, in file order) and scored:
 
 - **hit@k**: a gold note among the first k matches (messages with gold notes only);
@@ -94,7 +94,10 @@ def write_store(store: Store) -> tuple[object, dict[str, str]]:
     from engine.write.pipeline import add_memory
     from memories.models import Agent
 
-    agent = Agent.objects.create(pk=f"personal-{store.author}")
+    # Its own collection, as the retrieval benchmarks' agents have: BM25's word weights are the
+    # collection's, so a store sharing one would score by whichever other stores were written.
+    name = f"personal-{store.author}"
+    agent = Agent.objects.create(pk=name, collection=name)
     landed = {}
     for note in store.notes:
         written = add_memory(note["text"], agent)

@@ -60,7 +60,7 @@ class Pipeline(Ranking):
     ) -> tuple[dict[str, float], float]:
         if self.fusion == "rrf":
             return rrf, tie_step(get_config().rrf_k)
-        share = dense_share(len(terms)) if self.dense_share is None else self.dense_share
+        share = dense_share(len(terms), dense) if self.dense_share is None else self.dense_share
         return score_fuse(dense, lexical, share * vote, pool), SCORE_STEP
 
     def heat_weight(self, cfg: EngineConfig) -> float:

@@ -21,9 +21,22 @@ from collections.abc import Sequence
 
 from engine.index.store import Hit
 
-# The dense leg's share for a question-sized query. BM25 is the stronger leg on short
-# questions whose rare words name the thing asked about (LoCoMo: 0.3 beat 0.4 and 0.5).
+# The dense leg's share for a question-sized query whose dense leg is not clear. BM25 is the
+# stronger leg on short questions whose rare words name the thing asked about (LoCoMo: 0.3 beat
+# 0.4 and 0.5 as a fixed share).
 DENSE_SHARE = 0.3
+# ... and as its dense leg grows clear: the share rises from DENSE_SHARE to DENSE_SHARE_CLEAR as
+# the spread of its cosines (the best hit's less the tenth's) goes from CLEAR_FROM to CLEAR_AT.
+# On a store of chat turns that name the same two people, the best cosines crowd together
+# (LoCoMo's tuning half: median spread 0.09) and BM25's rare words decide; on short personal
+# notes ("Alex is vegetarian"), asked "what should I cook for Alex?", one note stands out to the
+# dense model (median 0.29) while BM25 follows "cook" to a cooking class. Chosen on LoCoMo's
+# tuning half and the fit split of bench/personal_sets (docs/benchmarks.md, "A clear dense leg").
+DENSE_SHARE_CLEAR = 0.7
+CLEAR_FROM, CLEAR_AT = 0.05, 0.2
+# The spread is measured down to this hit. A leg of fewer hits (a store of a few notes) keeps
+# DENSE_SHARE: its spread would be one outlier's.
+SPREAD_RANK = 10
 # A query longer than this many BM25 terms reads as a conversation, not a question: every word
 # said in passing gets a BM25 vote, and the dense vector holds its gist better (MADial en,
 # whose queries are dialogue histories of 18–100 terms: R@10 0.745 at 0.3, 0.786 at 0.5;
@@ -32,9 +45,16 @@ LONG_QUERY_TERMS = 16
 DENSE_SHARE_LONG = 0.5
 
 
-def dense_share(query_terms: int) -> float:
-    """The dense leg's share of the fused score for a query of ``query_terms`` BM25 terms."""
-    return DENSE_SHARE_LONG if query_terms > LONG_QUERY_TERMS else DENSE_SHARE
+def dense_share(query_terms: int, dense: Sequence[Hit] = ()) -> float:
+    """The dense leg's share of the fused score for a query of ``query_terms`` BM25 terms whose
+    dense leg found ``dense`` (best first)."""
+    if query_terms > LONG_QUERY_TERMS:
+        return DENSE_SHARE_LONG
+    if len(dense) < SPREAD_RANK:
+        return DENSE_SHARE
+    spread = dense[0].score - dense[SPREAD_RANK - 1].score
+    clear = min(max((spread - CLEAR_FROM) / (CLEAR_AT - CLEAR_FROM), 0.0), 1.0)
+    return DENSE_SHARE + (DENSE_SHARE_CLEAR - DENSE_SHARE) * clear
 
 
 def scaled(hits: Sequence[Hit], floor: float | None = None) -> dict[str, float]:

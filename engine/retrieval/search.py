@@ -119,7 +119,7 @@ class Ranking:
         self, dense: list[Hit], lexical: list[Hit], terms: list[str], vote: float, pool: int, rrf: dict[str, float]
     ) -> tuple[dict[str, float], float]:
         """The fused score of every candidate and the step below which heat may break ties."""
-        return score_fuse(dense, lexical, dense_share(len(terms)) * vote, pool), SCORE_STEP
+        return score_fuse(dense, lexical, dense_share(len(terms), dense) * vote, pool), SCORE_STEP
 
     def heat_weight(self, cfg: EngineConfig) -> float:
         return cfg.heat_weight

@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 
 from engine.index.store import Hit
-from engine.retrieval.fusion import DENSE_SHARE, DENSE_SHARE_LONG, LONG_QUERY_TERMS, dense_share, scaled, score_fuse
+from engine.retrieval.fusion import (
+    CLEAR_AT,
+    CLEAR_FROM,
+    DENSE_SHARE,
+    DENSE_SHARE_CLEAR,
+    DENSE_SHARE_LONG,
+    LONG_QUERY_TERMS,
+    SPREAD_RANK,
+    dense_share,
+    scaled,
+    score_fuse,
+)
 from engine.retrieval.search import search
 
 from .conftest import QUERY, at_angle, put
@@ -49,6 +60,37 @@ def test_a_full_bm25_pool_is_scaled_to_its_last_hit():
 def test_a_long_query_reads_as_a_conversation_and_leans_on_the_dense_leg():
     assert dense_share(6) == DENSE_SHARE < DENSE_SHARE_LONG == dense_share(LONG_QUERY_TERMS + 1)
     assert dense_share(LONG_QUERY_TERMS) == DENSE_SHARE
+
+
+def dense_leg(best: float, tenth: float, count: int = SPREAD_RANK) -> list[Hit]:
+    """A dense leg whose best cosine is ``best`` and whose tenth is ``tenth``, evenly between."""
+    step = (best - tenth) / (SPREAD_RANK - 1)
+    return hits(*((f"n{i}", best - i * step) for i in range(count)))
+
+
+def test_a_question_leans_on_the_dense_leg_as_far_as_its_best_hit_stands_clear():
+    crowded = dense_leg(0.64, 0.64 - CLEAR_FROM)  # chat turns naming the same people: BM25 decides
+    clear = dense_leg(0.60, 0.60 - CLEAR_AT)  # one short note stands out to the dense model
+    halfway = dense_leg(0.60, 0.60 - (CLEAR_FROM + CLEAR_AT) / 2)
+    assert dense_share(6, crowded) == pytest.approx(DENSE_SHARE)
+    assert dense_share(6, clear) == pytest.approx(DENSE_SHARE_CLEAR)
+    assert dense_share(6, dense_leg(0.9, 0.1)) == pytest.approx(DENSE_SHARE_CLEAR)  # never past it
+    assert dense_share(6, halfway) == pytest.approx((DENSE_SHARE + DENSE_SHARE_CLEAR) / 2)
+    # A conversation-length query keeps its share; a leg of a few hits has no spread to trust.
+    assert dense_share(LONG_QUERY_TERMS + 1, clear) == DENSE_SHARE_LONG
+    assert dense_share(6, dense_leg(0.9, 0.1, count=SPREAD_RANK - 1)) == DENSE_SHARE
+
+
+def test_a_note_that_stands_out_in_meaning_outranks_a_single_shared_word(alice, store):
+    # "cook" finds the cooking class by BM25 alone; the dense model puts the diet note far ahead
+    # of the rest of a store of other notes: the question is about the diet.
+    diet = put(alice, "Alex is vegetarian and allergic to nuts.", at_angle(20))
+    cooking = put(alice, "I took a cooking class on Thursdays.", at_angle(60))
+    for i in range(10):
+        put(alice, f"Another note about my week, number {i}.", at_angle(50 + i))
+    results = search("cook", alice, limit=3, heat=False, query_vector=QUERY)
+    assert [r.note for r in results[:1]] == [diet]
+    assert cooking in [r.note for r in results]
 
 
 def test_a_rare_word_match_outranks_notes_that_are_only_near_in_meaning(alice, store):

@@ -1,0 +1,34 @@
+"""The personal stores (bench/personal_sets): whole, split as the README says, scored as documented."""
+
+from __future__ import annotations
+
+from bench import personal
+
+
+def test_every_store_is_whole_and_split_by_author_and_language_as_documented():
+    stores = personal.stores("all")
+    assert {(s.author, s.lang, s.split) for s in stores} == {
+        ("pe1", "en", "fit"),
+        ("pe2", "en", "fit"),
+        ("pz1", "zh", "fit"),
+        ("pz2", "zh", "fit"),
+        ("pe3", "en", "held"),
+        ("pz3", "zh", "held"),
+    }
+    for store in stores:
+        ids = {n["id"] for n in store.notes}
+        assert len(store.notes) == 60 == len(ids), store.author
+        assert len(store.messages) == 30, store.author
+        assert all(set(m["gold"]) <= ids for m in store.messages), store.author
+        assert sum(not m["gold"] for m in store.messages) == 3, store.author
+    assert {s.author for s in personal.stores("held")} == {"pe3", "pz3"}
+
+
+def test_a_message_scores_by_where_its_first_gold_note_stands():
+    scores = personal.Scores()
+    scores.add(["a", "b", "c", "d", "e", "f"], {"c", "f"})
+    assert scores.hits == {1: 0, 3: 1, 5: 1}
+    assert scores.all_at_5 == 0  # f stands sixth
+    assert scores.reciprocal == 1 / 3
+    scores.add(["x"], {"y"})  # nothing found: no hit, no reciprocal rank
+    assert scores.asked == 2 and scores.hits[5] == 1 and scores.reciprocal == 1 / 3
