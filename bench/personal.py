@@ -159,8 +159,9 @@ def main() -> None:
     )
     print("| store | messages with gold | hit@1 | hit@3 | hit@5 | all@5 | MRR |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for key, scores in by.items():
-        print(scores.row(key))
+    # Each store, then the groups: split and language, split, all.
+    for key in sorted(by, key=lambda k: ("(" not in k, -k.count(","), k == "all", k)):
+        print(by[key].row(key))
 
 
 if __name__ == "__main__":
