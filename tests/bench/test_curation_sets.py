@@ -82,3 +82,22 @@ def test_the_real_notes_are_whole_one_author_and_source_each_and_the_held_ones_c
         stores = fit_real.HELD_STORES if split == "held" else (fit_real.FIT_STORE, "")
         assert all(r["store"] in stores for r in rows), author
         assert f"| {author}-notes.jsonl | {author} |" in readme and f"| {split} |" in readme
+
+
+def test_fine_notes_are_drawn_from_the_fit_split_only_and_never_twice_for_a_writer():
+    import pytest
+
+    from bench.curation import draw_fine
+
+    drawn = draw_fine.draw(["q1", "q8"], 50, seed=7)
+    assert drawn == draw_fine.draw(["q1", "q8"], 50, seed=7)  # seeded
+    assert len(drawn) == 50 and {r["id"].split("-")[0] for r in drawn} <= {"q1", "q8"}
+    fine = {
+        r["id"]
+        for name in ("q1", "q8")
+        for r in sets.read_jsonl(draw_fine.REAL / f"{name}-notes.jsonl")
+        if r["label"] == "fine"
+    }
+    assert {r["id"] for r in drawn} <= fine - draw_fine.used_originals()
+    with pytest.raises(SystemExit, match="q3"):
+        draw_fine.draw(["q3"], 5, seed=7)  # a held file: what is written from it would be fit data
