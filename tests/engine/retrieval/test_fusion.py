@@ -76,9 +76,11 @@ def test_a_question_leans_on_the_dense_leg_as_far_as_its_best_hit_stands_clear()
     assert dense_share(6, clear) == pytest.approx(DENSE_SHARE_CLEAR)
     assert dense_share(6, dense_leg(0.9, 0.1)) == pytest.approx(DENSE_SHARE_CLEAR)  # never past it
     assert dense_share(6, halfway) == pytest.approx((DENSE_SHARE + DENSE_SHARE_CLEAR) / 2)
-    # A conversation-length query keeps its share; a leg of a few hits has no spread to trust.
+    # A conversation-length query keeps its share; a leg of a few hits is measured to its last.
     assert dense_share(LONG_QUERY_TERMS + 1, clear) == DENSE_SHARE_LONG
-    assert dense_share(6, dense_leg(0.9, 0.1, count=SPREAD_RANK - 1)) == DENSE_SHARE
+    few = hits(("a", 0.46), ("b", 0.35), ("c", 0.22))
+    assert dense_share(6, few) == pytest.approx(DENSE_SHARE_CLEAR)
+    assert dense_share(6, hits(("a", 0.46))) == DENSE_SHARE
 
 
 def test_a_note_that_stands_out_in_meaning_outranks_a_single_shared_word(alice, store):
@@ -94,8 +96,9 @@ def test_a_note_that_stands_out_in_meaning_outranks_a_single_shared_word(alice, 
 
 
 def test_a_rare_word_match_outranks_notes_that_are_only_near_in_meaning(alice, store):
-    # BM25 finds one note by its rare word; six others are nearer the query in meaning.
-    rare = put(alice, "The zeppelin hangar opened in spring.", at_angle(70))
+    # BM25 finds one note by its rare word; six others are a little nearer the query in meaning,
+    # none clear of the rest (the dense leg's spread is under CLEAR_FROM): the rare word decides.
+    rare = put(alice, "The zeppelin hangar opened in spring.", at_angle(16))
     near = [put(alice, f"A note near the query, number {i}.", at_angle(10 + i)) for i in range(6)]
     results = search("zeppelin", alice, limit=3, heat=False, query_vector=QUERY, explain=True)
     assert results[0].note == rare
