@@ -1,6 +1,7 @@
 """Recall on stores of short personal notes: what the plugin and mem0's client keep, asked what users ask.
 
     python -m bench personal [--split fit|held|all] [--limit 10] [--model NAME] [--ranking NAME=VALUE …]
+    python -m bench personal --small 8 …   (English stores only)
 
 Each file in bench/personal_sets/ is one author's store (README there): 60 notes about one
 invented user, written through the product's full write path (``add_memory``, offline: dedup,
@@ -13,7 +14,9 @@ on, in file order) and scored:
 - **all@5**: every gold note among the first 5;
 - **MRR**: the reciprocal rank of the first gold note (0 past ``--limit``).
 
-A note the write path folded into another counts as that note. ``--ranking`` tries another value
+A note the write path folded into another counts as that note. ``--small N``: a user's first days
+instead, each English store as six seeded draws of N of its notes (an agent each), asked the
+messages with a gold note among them (gold kept to those). ``--ranking`` tries another value
 of a setting of engine/retrieval/search.py's ``Ranking`` (choose on ``--split fit`` only).
 """
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import tempfile
 import time
 from collections import defaultdict
@@ -89,6 +93,23 @@ def stores(split: str) -> list[Store]:
     return found
 
 
+DRAWS = 6
+
+
+def small_stores(stores_: list[Store], size: int) -> list[Store]:
+    """Each English store as ``DRAWS`` seeded draws of ``size`` notes and the messages they answer."""
+    drawn = []
+    for store in stores_:
+        if store.lang != "en":
+            continue
+        for seed in range(DRAWS):
+            notes = random.Random(seed).sample(store.notes, size)
+            kept = {n["id"] for n in notes}
+            asked = [dict(m, gold=[g for g in m["gold"] if g in kept]) for m in store.messages if set(m["gold"]) & kept]
+            drawn.append(Store(f"{store.author}-{size}-{seed}", store.lang, store.split, notes, asked))
+    return drawn
+
+
 def write_store(store: Store) -> tuple[object, dict[str, str]]:
     """A fresh agent holding the store's notes; the file's note ids → the note each landed in."""
     from engine.write.pipeline import add_memory
@@ -122,6 +143,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=10)
     parser.add_argument("--model", default="", help="AMEM_EMBED_MODEL for this run (default: the product's)")
     parser.add_argument("--ranking", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--small", type=int, default=0, metavar="N", help="stores of N notes drawn from each")
     parser.add_argument("--data-dir", default="")
     args = parser.parse_args()
     if args.model:
@@ -137,7 +159,8 @@ def main() -> None:
     started = time.perf_counter()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     by: dict[str, Scores] = defaultdict(Scores)
-    for store in stores(args.split):
+    chosen = stores(args.split)
+    for store in small_stores(chosen, args.small) if args.small else chosen:
         agent, landed = write_store(store)
         mine = Scores()
         score(store, agent, landed, args.limit, mine)
@@ -153,6 +176,7 @@ def main() -> None:
         f"**personal stores, {runtime.embedder().model_name}, {settings}**: limit {args.limit}, "
         f"{time.perf_counter() - started:.0f} s, load at start {load}. "
         f"Command: `python -m bench personal --split {args.split}"
+        + (f" --small {args.small}" if args.small else "")
         + "".join(f" --ranking {s}" for s in args.ranking)
         + (f" --model {args.model}" if args.model else "")
         + "`\n"

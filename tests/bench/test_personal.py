@@ -32,3 +32,13 @@ def test_a_message_scores_by_where_its_first_gold_note_stands():
     assert scores.reciprocal == 1 / 3
     scores.add(["x"], {"y"})  # nothing found: no hit, no reciprocal rank
     assert scores.asked == 2 and scores.hits[5] == 1 and scores.reciprocal == 1 / 3
+
+
+def test_a_small_store_is_drawn_from_english_stores_and_asks_only_what_its_notes_answer():
+    small = personal.small_stores(personal.stores("held"), 8)
+    assert len(small) == personal.DRAWS  # pe3 only: the Chinese store has no dense vote to test
+    assert small == personal.small_stores(personal.stores("held"), 8)  # seeded
+    for store in small:
+        ids = {n["id"] for n in store.notes}
+        assert len(ids) == 8 and store.messages
+        assert all(m["gold"] and set(m["gold"]) <= ids for m in store.messages)
