@@ -396,19 +396,13 @@ def main() -> None:
         Path(folder).mkdir(parents=True, exist_ok=True)
         setup_django(folder)
         from bench.evaluate import Scores, evaluate, markdown_table, variants
+        from bench.pipeline import try_settings
         from engine import runtime
+        from engine.layers import recall_notes
+        from engine.retrieval.search import RANKING
 
-        for setting in args.set:
-            from engine.layers import recall_notes
-
-            name, _, value = setting.partition("=")
-            setattr(recall_notes, name, type(getattr(recall_notes, name))(value))
-
-        for setting in args.ranking:
-            from engine.retrieval.search import RANKING
-
-            name, _, value = setting.partition("=")
-            setattr(RANKING, name, type(getattr(RANKING, name))(value))
+        try_settings(recall_notes, args.set)
+        try_settings(RANKING, args.ranking)
 
         started = time.perf_counter()
         load_at_start = " ".join(f"{x:.2f}" for x in os.getloadavg())

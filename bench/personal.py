@@ -7,8 +7,8 @@ Each file in bench/personal_sets/ is one author's store (README there): 60 notes
 invented user, written through the product's full write path (``add_memory``, offline: dedup,
 folds, links, as mem0's client with ``infer`` or the plugin's capture would write them), and 30
 messages that user sends an assistant, each with the notes a good assistant would want in its
-prompt. Each store is its own agent with its own index collection. Every message is searched as the product searches it (``search``, default ranking, heat
-on, in file order) and scored:
+prompt. Each store is its own agent with its own index collection. Every message is searched
+as the product searches it (``search``, default ranking, heat on, in file order) and scored:
 
 - **hit@k**: a gold note among the first k matches (messages with gold notes only);
 - **all@5**: every gold note among the first 5;
@@ -45,6 +45,7 @@ class Store:
     split: str
     notes: list[dict]
     messages: list[dict]
+    draw: str = ""  # a small store's draw ("-8-0"): its own agent, its author's rows
 
 
 @dataclass
@@ -106,7 +107,7 @@ def small_stores(stores_: list[Store], size: int) -> list[Store]:
             notes = random.Random(seed).sample(store.notes, size)
             kept = {n["id"] for n in notes}
             asked = [dict(m, gold=[g for g in m["gold"] if g in kept]) for m in store.messages if set(m["gold"]) & kept]
-            drawn.append(Store(f"{store.author}-{size}-{seed}", store.lang, store.split, notes, asked))
+            drawn.append(Store(store.author, store.lang, store.split, notes, asked, f"-{size}-{seed}"))
     return drawn
 
 
@@ -117,7 +118,7 @@ def write_store(store: Store) -> tuple[object, dict[str, str]]:
 
     # Its own collection, as the retrieval benchmarks' agents have: BM25's word weights are the
     # collection's, so a store sharing one would score by whichever other stores were written.
-    name = f"personal-{store.author}"
+    name = f"personal-{store.author}{store.draw}"
     agent = Agent.objects.create(pk=name, collection=name)
     landed = {}
     for note in store.notes:
@@ -149,12 +150,11 @@ def main() -> None:
     if args.model:
         os.environ["AMEM_EMBED_MODEL"] = args.model
     setup_django(args.data_dir or tempfile.mkdtemp(prefix="amem-personal-"))
+    from bench.pipeline import try_settings
     from engine import runtime
     from engine.retrieval.search import RANKING
 
-    for setting in args.ranking:
-        name, _, value = setting.partition("=")
-        setattr(RANKING, name, type(getattr(RANKING, name))(value))
+    try_settings(RANKING, args.ranking)
 
     started = time.perf_counter()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())

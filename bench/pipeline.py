@@ -71,3 +71,11 @@ class Pipeline(Ranking):
 
 
 FULL = Pipeline()
+
+
+def try_settings(target: object, settings: list[str]) -> None:
+    """``NAME=VALUE`` each (a benchmark's ``--ranking`` / ``--set``): the attribute set on ``target``
+    (the product's RANKING, a module), the value read as the type the attribute has."""
+    for setting in settings:
+        name, _, value = setting.partition("=")
+        setattr(target, name, type(getattr(target, name))(value))

@@ -38,7 +38,19 @@ def test_a_small_store_is_drawn_from_english_stores_and_asks_only_what_its_notes
     small = personal.small_stores(personal.stores("held"), 8)
     assert len(small) == personal.DRAWS  # pe3 only: the Chinese store has no dense vote to test
     assert small == personal.small_stores(personal.stores("held"), 8)  # seeded
+    assert {s.author for s in small} == {"pe3"} and len({s.draw for s in small}) == personal.DRAWS  # an agent each
     for store in small:
         ids = {n["id"] for n in store.notes}
         assert len(ids) == 8 and store.messages
         assert all(m["gold"] and set(m["gold"]) <= ids for m in store.messages)
+
+
+def test_a_setting_tried_from_the_command_line_keeps_the_type_the_setting_has():
+    from types import SimpleNamespace
+
+    from bench.pipeline import try_settings
+
+    ranking = SimpleNamespace(context_span=2, link_lift=0.8)
+    try_settings(ranking, ["context_span=0", "link_lift=0.5"])
+    assert ranking.context_span == 0 and isinstance(ranking.context_span, int)
+    assert ranking.link_lift == 0.5
