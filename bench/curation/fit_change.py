@@ -1,7 +1,7 @@
 """Fit the change model on the fit split's planted changes, later turns and real notes; score each fold.
 
     .venv/bin/python -m bench.curation.fit_change            # score the weights in the product
-    .venv/bin/python -m bench.curation.fit_change --write    # refit, write change_note_weights.py
+    .venv/bin/python -m bench.curation.fit_change --write    # refit, write change_note_weights.json
     .venv/bin/python -m bench.curation.fit_change --curve DIR   # and the learning curve (rank_real's DIR)
 
 The model (engine/judgments/change_note.py) is a logistic regression over a note's E5 vector: does
@@ -40,7 +40,7 @@ ALWAYS = "p0"  # the fit store's planted changes: fitted on in every fold
 C_GRID = (0.3, 1.0, 3.0, 10.0)
 CURVE = (0.25, 0.5, 1.0)
 SEED = 20261203
-WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "change_note_weights.py"
+MODEL = "change_note"  # engine/judgments/change_note_weights.json
 
 
 def texts() -> dict[str, tuple[list[str], list[str], list[str]]]:
@@ -88,15 +88,16 @@ def left_out(data: dict, c: float, *, later_only: bool = False) -> dict[str, flo
     return aucs
 
 
-def write(model, c: float) -> None:
-    weights = "".join(f"    {w:.5f},\n" for w in model.coef_[0])  # as ruff formats it: lint stays clean
-    WEIGHTS.write_text(
-        "# Written by python -m bench.curation.fit_change --write: the change model's weights\n"
-        "# (engine/judgments/change_note.py), fitted on bench/curation/sets/real's fit split.\n"
-        f"# C = {c}, chosen leaving one writer of changes out at a time.\n"
-        f"WEIGHTS: tuple[float, ...] = (\n{weights})\n"
-        f"BIAS = {float(model.intercept_[0]):.5f}\n",
-        encoding="utf-8",
+def write(model, c: float) -> Path:
+    from engine.judgments import fitted
+
+    return fitted.write(
+        MODEL,
+        model.coef_[0],
+        model.intercept_[0],
+        how="python -m bench.curation.fit_change --write: fitted on bench/curation/sets/real's fit split; "
+        "C chosen leaving one writer of changes out at a time",
+        C=c,
     )
 
 
@@ -118,13 +119,11 @@ def table(data: dict, likelihood) -> list[str]:
 def curve(data: dict, pairs: Path) -> list[str]:
     """The held stores' nights (bench/curation/rank_real.py) with weights fitted on a seeded share
     of every fold's rows (C as shipped): what more written data bought."""
-    import re
-
     from bench.curation import rank_real
     from bench.curation.fit_real import HELD_STORES
     from engine.judgments import change_note
 
-    c = float(re.search(r"C = ([0-9.]+)", WEIGHTS.read_text()).group(1))  # type: ignore[union-attr]
+    c = change_note.MODEL.chosen["C"]
     stores = {name: rank_real.load(pairs, name) for name in HELD_STORES}
     vectors = {name: np.load(pairs / f"{name}-e5.npy") for name in HELD_STORES}
     lines = ["share | changes | rows | " + " | ".join(f"{name}: planted@25 / @75, true@75" for name in stores)]
@@ -146,7 +145,7 @@ def curve(data: dict, pairs: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--write", action="store_true", help="refit and write change_note_weights.py")
+    parser.add_argument("--write", action="store_true", help="refit and write change_note_weights.json")
     parser.add_argument(
         "--curve",
         type=Path,
@@ -154,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         help="the learning curve on the held stores' sweep pairs in DIR (rank_real)",
     )
     args = parser.parse_args(argv)
-    from engine.judgments import change_note, change_note_weights
+    from engine.judgments import change_note
 
     data = load()
     if args.write:
@@ -168,11 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"C {c:4}, changes against the later turns alone: {', '.join(f'{k} {a:.3f}' for k, a in hard.items())}")
         x = np.vstack([d[0] for d in data.values()])
         y = np.concatenate([d[1] for d in data.values()])
-        write(fit(x, y, c), c)
-        print(f"wrote {WEIGHTS.name}: C {c}")
+        print(f"wrote {write(fit(x, y, c), c).name}: C {c}")
         import importlib
 
-        importlib.reload(change_note_weights)
         importlib.reload(change_note)
     print("in the product's weights (fitted on every fold):")
     print("\n".join(table(data, change_note.likelihoods_of)))

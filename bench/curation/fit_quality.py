@@ -1,7 +1,7 @@
 """Fit the note quality model on the real notes' fit split, and score it on every file.
 
     .venv/bin/python -m bench.curation.fit_quality            # score the weights in the product
-    .venv/bin/python -m bench.curation.fit_quality --write    # refit, write note_quality_weights.py
+    .venv/bin/python -m bench.curation.fit_quality --write    # refit, write note_quality_weights.json
 
 The model (engine/judgments/note_quality.py) is a logistic regression over a note's E5 vector; a
 note is flagged when its likelihood of being anything but ``fine`` reaches ``FLAG_AT``. Only the
@@ -48,7 +48,7 @@ SOURCE = {
 C_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
 CURVE = (0.25, 0.5, 1.0)
 SEED = 20261204
-WEIGHTS = Path(__file__).resolve().parents[2] / "engine" / "judgments" / "note_quality_weights.py"
+MODEL = "note_quality"  # engine/judgments/note_quality_weights.json
 
 
 def load() -> dict[str, tuple[list[dict], np.ndarray, np.ndarray]]:
@@ -114,25 +114,26 @@ def table(data: dict, likelihood, threshold: float) -> list[str]:
     return lines
 
 
-def write(model, c: float, threshold: float) -> None:
-    weights = "".join(f"    {w:.5f},\n" for w in model.coef_[0])  # as ruff formats it: lint stays clean
-    WEIGHTS.write_text(
-        "# Written by python -m bench.curation.fit_quality --write: the note quality model's weights\n"
-        "# (engine/judgments/note_quality.py), fitted on bench/curation/sets/real's fit split.\n"
-        f"# C = {c}; FLAG_AT holds at most {TARGET_FINE_FLAGGED:.0%} of the fit split's fine notes in left-out sources.\n"
-        f"WEIGHTS: tuple[float, ...] = (\n{weights})\n"
-        f"BIAS = {float(model.intercept_[0]):.5f}\n"
-        f"FLAG_AT = {threshold:.4f}\n",
-        encoding="utf-8",
+def write(model, c: float, threshold: float) -> Path:
+    from engine.judgments import fitted
+
+    return fitted.write(
+        MODEL,
+        model.coef_[0],
+        model.intercept_[0],
+        how="python -m bench.curation.fit_quality --write: fitted on bench/curation/sets/real's fit split; "
+        f"FLAG_AT holds at most {TARGET_FINE_FLAGGED:.0%} of the fit split's fine notes in left-out sources",
+        C=c,
+        FLAG_AT=round(threshold, 4),
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--write", action="store_true", help="refit and write note_quality_weights.py")
+    parser.add_argument("--write", action="store_true", help="refit and write note_quality_weights.json")
     parser.add_argument("--curve", action="store_true", help="also print the learning curve")
     args = parser.parse_args(argv)
-    from engine.judgments import note_quality, note_quality_weights
+    from engine.judgments import note_quality
 
     data = load()
     fit_authors = [a for a in data if SPLIT[a] == "fit"]
@@ -144,14 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         threshold = flag_at(*by_c[c][:2])
         x = np.vstack([data[a][1] for a in fit_authors])
         y = np.concatenate([data[a][2] for a in fit_authors])
-        write(fit(x, y, c), c, threshold)
-        print(
-            f"wrote {WEIGHTS.relative_to(Path.cwd()) if WEIGHTS.is_relative_to(Path.cwd()) else WEIGHTS}: C {c}, FLAG_AT {threshold:.4f}"
-        )
+        print(f"wrote {write(fit(x, y, c), c, threshold).name}: C {c}, FLAG_AT {threshold:.4f}")
         import importlib
 
-        importlib.reload(note_quality_weights)
-    print("\n".join(table(data, note_quality.likelihoods_of, note_quality_weights.FLAG_AT)))
+        importlib.reload(note_quality)
+    print("\n".join(table(data, note_quality.likelihoods_of, note_quality.FLAG_AT)))
     if args.curve:
         print(curve(data, fit_authors))
     return 0
@@ -159,11 +157,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def curve(data: dict, fit_authors: list[str]) -> str:
     """Held recall / fine flagged when fitted on a seeded share of every fit file's rows (C and FLAG_AT as shipped)."""
-    import re
+    from engine.judgments import note_quality as shipped
 
-    from engine.judgments import note_quality_weights as shipped
-
-    c = float(re.search(r"C = ([0-9.]+)", WEIGHTS.read_text()).group(1))  # type: ignore[union-attr]
+    c = shipped.MODEL.chosen["C"]
     held = [a for a in data if SPLIT[a] == "held"]
     hx, hy = np.vstack([data[a][1] for a in held]), np.concatenate([data[a][2] for a in held])
     lines = ["share of fit rows | rows | held low recall | held fine flagged"]

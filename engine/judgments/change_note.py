@@ -6,7 +6,7 @@ and I split up", "我现在最喜欢紫色了") scores near zero. Ranked by the 
 cards of three nights held 10 of the fit store's 28 planted changes among the sweep's pairs.
 
 This model reads the newer note as a whole: multilingual-e5-small's ``query:`` vector
-(note_vectors.py) times 384 fitted weights (change_note_weights.py), the likelihood that the note
+(note_vectors.py) times 384 fitted weights (change_note_weights.json), the likelihood that the note
 announces a change of a fact (a move, a new job, a break-up, a new favourite, a new date). The
 pair sweep (engine/maintenance/pair_sweep.py) ranks a night's pairs by it together with the
 judge: ``ranking`` below. It decides nothing alone: which pairs are weighed at all, and what a
@@ -22,18 +22,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.judgments import change_note_weights as fitted
+from engine.judgments import fitted
 from engine.judgments.note_vectors import logistic, vectors
 
 # The most notes the sweep has the model read in one night (about 2 minutes on 2 cores), and what
 # a pair it did not read counts as: undecided, so the judge alone places it.
 READS_PER_NIGHT = 4000
 UNDECIDED = 0.5
+MODEL = fitted.load("change_note")
 
 
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     """The likelihood, per vector, that its note says a fact changed."""
-    return logistic(rows, fitted.WEIGHTS, fitted.BIAS)
+    return logistic(rows, MODEL.weights, MODEL.bias)
 
 
 def says_change(texts: list[str]) -> list[float]:

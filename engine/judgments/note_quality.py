@@ -5,7 +5,7 @@ what a word list can: "ok thanks!", "就是之前说的那个事情". On real ch
 (recall 0.00–0.035 on every labelled file, bench/curation/quality_real.py): a real chit-chat
 turn or a fact about "她" without a name carries content words. This model reads the whole
 note instead: multilingual-e5-small's ``query:`` vector (engine/judgments/note_vectors.py, English
-and Chinese alike) times 384 fitted weights (note_quality_weights.py).
+and Chinese alike) times 384 fitted weights (note_quality_weights.json).
 
 It was fitted on real notes labelled blind (bench/curation/sets/real, the fit split: eight
 authors, four sources) and is measured on other authors and sources (the held split); the
@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.judgments import note_quality_weights as fitted
+from engine.judgments import fitted
 from engine.judgments.note_vectors import logistic, vectors
 
 LITTLE_TO_KEEP = "little_to_keep"
+MODEL = fitted.load("note_quality")
+FLAG_AT = MODEL.chosen["FLAG_AT"]
 
 
 def likelihoods_of(rows: np.ndarray) -> np.ndarray:
     """The likelihood, per vector, that a reviewer would not keep the note."""
-    return logistic(rows, fitted.WEIGHTS, fitted.BIAS)
+    return logistic(rows, MODEL.weights, MODEL.bias)
 
 
 def likelihoods(texts: list[str]) -> list[float]:
@@ -35,7 +37,7 @@ def likelihoods(texts: list[str]) -> list[float]:
 
 def flags(likelihood: float | None) -> bool:
     """Whether a note of this likelihood holds little worth keeping (``FLAG_AT``); ``None``: not read."""
-    return likelihood is not None and likelihood >= fitted.FLAG_AT
+    return likelihood is not None and likelihood >= FLAG_AT
 
 
 def little_to_keep(texts: list[str]) -> list[bool]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.judgments import change_note, change_note_weights
+from engine.judgments import change_note
 
 
 def test_the_shipped_weights_are_a_fitted_model():
-    weights = np.asarray(change_note_weights.WEIGHTS)
+    weights = change_note.MODEL.weights
     assert weights.shape == (384,) and np.abs(weights).max() > 0.1  # not the placeholder of zeros
 
 

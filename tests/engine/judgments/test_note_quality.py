@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.judgments import note_quality, note_quality_weights
+from engine.judgments import note_quality
 
 
 def test_the_shipped_weights_are_a_fitted_model_with_a_threshold_it_can_reach():
-    weights = np.asarray(note_quality_weights.WEIGHTS)
+    weights = note_quality.MODEL.weights
     assert weights.shape == (384,) and np.abs(weights).max() > 0.1  # not the placeholder of zeros
-    assert 0.5 < note_quality_weights.FLAG_AT < 1.0
+    assert 0.5 < note_quality.FLAG_AT < 1.0
 
 
 def test_chit_chat_scores_above_facts_about_named_people_in_english_and_chinese():
