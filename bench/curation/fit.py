@@ -119,7 +119,8 @@ def write_weights(
 ) -> None:
     """pair_weights.py: ``how`` they were written (docstring lines), the weights, each threshold with why."""
     lines = ['"""The offline pair judge\'s weights (engine/judgments/pair_judge.py).', "", how, '"""', ""]
-    lines += [f"CHANGE: dict[str, float] = {change!r}", f"SAME: dict[str, float] = {same!r}"]
+    for name, weights in (("CHANGE", change), ("SAME", same)):  # as ruff formats them: a refit diffs by value
+        lines += [f"{name}: dict[str, float] = {{", *(f'    "{k}": {v!r},' for k, v in weights.items()), "}"]
     lines += [f"{name} = {value!r}  # {why}" for name, (value, why) in cut.items()]
     WEIGHTS.write_text("\n".join([*lines, ""]), encoding="utf-8")
 
