@@ -12,6 +12,9 @@ the note say that a fact changed? Only the fit split of bench/curation/sets/real
   quality label) and the later turns f3, f4 and f5 that keep their note true — written by other
   annotators from the same notes as p3–p5, so that the model cannot tell a change from chat by who
   wrote it.
+* **in the final fit only**: p6 and p7 (120 changes, en and zh) with f6 and f7 (120 later turns),
+  written later from fine notes of the same q-files (``LAST``); left out of the folds that choose
+  ``C``, where a left-out fold's notes would meet their own changes.
 
 ``C`` is chosen leaving one writer of changes out at a time (p3, p4, p5 with the notes they were
 drawn from and the later turns of those notes): the best mean area under the ROC curve of the
