@@ -68,6 +68,7 @@ def replay(store: str, nights: int, log) -> dict:
     write_s = time.monotonic() - started
     labels = known_labels()
     text_of: dict[str, str] = {}
+    day_of: dict[str, str] = {}  # written into the cards file, for annotators of cards nobody labelled
     planted_pairs = {
         frozenset((ids.get(p["original"]), ids.get(p["change"])))
         for p in plants
@@ -87,7 +88,8 @@ def replay(store: str, nights: int, log) -> dict:
         cards = [("conflict", str(p.newer_id), str(p.older_id)) for p in conflicts]
         cards += [("pair", str(newer), str(older)) for newer, older in waiting]
         wanted = {pk for _, x, y in cards for pk in (x, y) if pk not in text_of}
-        text_of.update({str(pk): c for pk, c in Note.objects.filter(pk__in=wanted).values_list("pk", "content")})
+        for pk, content, created in Note.objects.filter(pk__in=wanted).values_list("pk", "content", "created_at"):
+            text_of[str(pk)], day_of[str(pk)] = content, created.date().isoformat()
         verdicts: Counter = Counter()
         false_conflicts = 0
         for kind, x, y in cards:
@@ -95,7 +97,16 @@ def replay(store: str, nights: int, log) -> dict:
             verdicts[verdict] += 1
             false_conflicts += kind == "conflict" and verdict in ("labelled other", "never labelled")
             if night == nights:
-                cards_out.append({"kind": kind, "a": text_of.get(y, ""), "b": text_of.get(x, ""), "verdict": verdict})
+                cards_out.append(
+                    {
+                        "kind": kind,
+                        "a": text_of.get(y, ""),
+                        "a_at": day_of.get(y, ""),
+                        "b": text_of.get(x, ""),
+                        "b_at": day_of.get(x, ""),
+                        "verdict": verdict,
+                    }
+                )
         reached = sum(
             1
             for p in plants
