@@ -35,6 +35,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation import sets
+from bench.curation.fit import logistic_optimum as fit
 
 REAL = sets.SETS / "real"
 # Each writer of changes left out with the fit-split notes they were drawn from (sets/real/README.md).
@@ -71,16 +72,6 @@ def load() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         kinds = np.r_[np.full(len(changes), 0), np.full(len(chat), 1), np.full(len(later), 2)]
         data[fold] = (vectors(changes + chat + later), kinds == 0, kinds == 2)
     return data
-
-
-def fit(x: np.ndarray, y: np.ndarray, c: float):
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
-
-    # Newton steps to the optimum itself, in float64: lbfgs at its default tolerance stopped after ~26
-    # steps at a point that moved by up to 0.4 a weight with the machine's BLAS, so a refit elsewhere
-    # differed from the shipped file.
-    model = LogisticRegression(C=c, solver="newton-cholesky", tol=1e-8, max_iter=1000, class_weight="balanced")
-    return model.fit(x.astype(np.float64), y)
 
 
 def last_rows() -> tuple[np.ndarray, np.ndarray]:

@@ -16,8 +16,8 @@ choice is judged on a source and authors it was not fitted on, as the held split
 
 Then the weights are fitted on the whole fit split. The held files are scored, never fitted on.
 ``--curve`` adds the learning curve: the held recall and fine flagged when fitted on a seeded
-share of the fit rows. Deterministic: Newton steps to the optimum (not a solver's stopping point), seeded draws. CPU, about two minutes
-(embedding ~3,000 notes).
+share of the fit rows. Deterministic: Newton steps to the optimum (not a solver's stopping point),
+seeded draws. CPU, about two minutes (embedding ~3,000 notes).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation import sets
+from bench.curation.fit import logistic_optimum as fit
 from bench.curation.quality_real import SPLIT
 
 TARGET_FINE_FLAGGED = 0.03
@@ -60,16 +61,6 @@ def load() -> dict[str, tuple[list[dict], np.ndarray, np.ndarray]]:
         rows = sets.read_jsonl(sets.SETS / "real" / f"{author}-notes.jsonl")
         out[author] = (rows, vectors([r["text"] for r in rows]), np.array([r["label"] != "fine" for r in rows]))
     return out
-
-
-def fit(x: np.ndarray, y: np.ndarray, c: float):
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
-
-    # Newton steps to the optimum itself, in float64: lbfgs at its default tolerance stopped after ~26
-    # steps at a point that moved by up to 0.4 a weight with the machine's BLAS, so a refit elsewhere
-    # differed from the shipped file.
-    model = LogisticRegression(C=c, solver="newton-cholesky", tol=1e-8, max_iter=1000, class_weight="balanced")
-    return model.fit(x.astype(np.float64), y)
 
 
 def left_out(data: dict, authors: list[str], c: float) -> tuple[np.ndarray, np.ndarray, list[float]]:

@@ -8,7 +8,7 @@ shows in ``git diff`` as the numbers that moved.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +22,7 @@ class Logistic:
 
     weights: np.ndarray
     bias: float
-    chosen: dict[str, float] = field(default_factory=dict)
+    chosen: dict[str, float]
 
 
 def path(name: str) -> Path:
