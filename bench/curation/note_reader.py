@@ -58,6 +58,12 @@ class NoteReader:
         self.encoder, self.vocabulary = encoder()
         self.head = torch.nn.Linear(384, 1)
         self.drop = torch.nn.Dropout(0.1)
+        self.mode(training=False)
+
+    def mode(self, training: bool) -> None:
+        """Dropout on only while training (a module built by hand starts in training mode)."""
+        for module in (self.encoder, self.head, self.drop):
+            module.train(training)
 
     def tokens(self, text: str) -> list[int]:
         v = self.vocabulary
@@ -91,8 +97,7 @@ class NoteReader:
         schedule = torch.optim.lr_scheduler.LambdaLR(
             optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / (steps - warm)))
         )
-        self.encoder.train()
-        self.drop.train()
+        self.mode(training=True)
         started = time.monotonic()
         for epoch in range(EPOCHS):
             order = rng.permutation(len(seqs))
@@ -105,13 +110,13 @@ class NoteReader:
                 optimizer.step()
                 schedule.step()
             print(f"  epoch {epoch + 1}/{EPOCHS}: {time.monotonic() - started:.0f} s", flush=True)
-        self.encoder.eval()
-        self.drop.eval()
+        self.mode(training=False)
 
     def likelihoods(self, texts: list[str]) -> np.ndarray:
         seqs = [self.tokens(t) for t in texts]
         order = np.argsort([len(s) for s in seqs], kind="stable")
         out = np.zeros(len(seqs))
+        self.mode(training=False)
         with self.torch.no_grad():
             for i in range(0, len(order), BATCH * 2):
                 group = order[i : i + BATCH * 2]

@@ -93,6 +93,12 @@ class Reader:
         self.encoder, self.vocabulary = encoder()
         self.heads = torch.nn.ModuleDict({"nli": torch.nn.Linear(384, 3), "mem": torch.nn.Linear(384, 3)})
         self.drop = torch.nn.Dropout(0.1)
+        self.mode(training=False)
+
+    def mode(self, training: bool) -> None:
+        """Dropout on only while training (a module built by hand starts in training mode)."""
+        for module in (self.encoder, self.heads, self.drop):
+            module.train(training)
 
     def parameters(self):
         return [p for p in self.encoder.parameters() if p.requires_grad]
@@ -152,8 +158,7 @@ class Reader:
             optimizer, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / (steps - warm)))
         )
         loss_of = torch.nn.CrossEntropyLoss(weight=weights)
-        self.encoder.train()
-        self.drop.train()
+        self.mode(training=True)
         started, step = time.monotonic(), 0
         for epoch in range(epochs):
             for group, ids, mask in self.batches(seqs, True, SEED + epoch):
@@ -172,6 +177,7 @@ class Reader:
         self.drop.eval()
 
     def predict(self, pairs: list[tuple[str, str]], head: str = "mem") -> np.ndarray:
+        self.mode(training=False)
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         with self.torch.no_grad():
             for group, ids, mask in self.batches([self.tokens(a, b) for a, b in pairs], False):
