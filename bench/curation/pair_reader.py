@@ -134,14 +134,10 @@ class Reader:
         else:
             order.sort(key=lambda j: len(seqs[j]))
             groups = [order[i : i + BATCH * 2] for i in range(0, len(order), BATCH * 2)]
+        from bench.curation.e5_torch import padded
+
         for group in groups:
-            width = max(len(seqs[j]) for j in group)
-            ids = self.torch.full((len(group), width), self.vocabulary.pad, dtype=self.torch.long)
-            mask = self.torch.zeros((len(group), width), dtype=self.torch.long)
-            for k, j in enumerate(group):
-                ids[k, : len(seqs[j])] = self.torch.tensor(seqs[j])
-                mask[k, : len(seqs[j])] = 1
-            yield group, ids, mask
+            yield (group, *padded([seqs[j] for j in group], self.vocabulary.pad))
 
     def train(self, rows: list[tuple[str, str, int]], head: str, epochs: int, lr: float, weights=None) -> None:
         torch = self.torch

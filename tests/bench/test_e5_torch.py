@@ -42,3 +42,11 @@ def test_word_vectors_stay_frozen(rebuilt):
     model, _ = rebuilt
     assert not model.embeddings.word_embeddings.weight.requires_grad
     assert model.encoder.layer[0].attention.self.query.weight.requires_grad
+
+
+def test_padded_batch_masks_only_the_real_tokens():
+    from bench.curation.e5_torch import padded
+
+    ids, mask = padded([[5, 6, 7], [8]], pad=1)
+    assert ids.tolist() == [[5, 6, 7], [8, 1, 1]]
+    assert mask.tolist() == [[1, 1, 1], [1, 0, 0]]
